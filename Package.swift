@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "UnifiedStorage",
+    products: [
+        .library(name: "LogStore", targets: ["LogStore"]),
+        .library(name: "UnifiedStorage", targets: ["UnifiedStorage"]),
+        .executable(name: "ustore", targets: ["ustore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // CRC-32C (SSE4.2 when the CPU has it) and the stable 64-bit key hash.
+        .target(name: "CChecksum"),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "LogStore", dependencies: ["CChecksum"]),
+        .target(name: "UnifiedStorage", dependencies: ["LogStore"]),
+        .executableTarget(
+            name: "ustore",
+            dependencies: ["UnifiedStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

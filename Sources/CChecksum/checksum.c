@@ -1,0 +1,123 @@
+#include "CChecksum.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <nmmintrin.h>
+#define CS_HAVE_X86 1
+#endif
+
+// ---- CRC-32C ---------------------------------------------------------------------------
+
+static uint32_t crc_table[8][256];
+static int crc_table_ready = 0;
+
+static void crc_table_init(void) {
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+        crc_table[0][n] = c;
+    }
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = crc_table[0][n];
+        for (int t = 1; t < 8; t++) {
+            c = crc_table[0][c & 0xFF] ^ (c >> 8);
+            crc_table[t][n] = c;
+        }
+    }
+    __atomic_store_n(&crc_table_ready, 1, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t load_le64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+uint32_t cs_crc32c_extend_portable(uint32_t crc, const void *data, size_t length) {
+    // Building the table twice from two threads is harmless: both write the same values.
+    if (!__atomic_load_n(&crc_table_ready, __ATOMIC_ACQUIRE)) crc_table_init();
+    const uint8_t *p = data;
+    uint32_t c = ~crc;
+    while (length >= 8) {
+        uint64_t word = load_le64(p) ^ c;
+        c = crc_table[7][word & 0xFF] ^ crc_table[6][(word >> 8) & 0xFF] ^
+            crc_table[5][(word >> 16) & 0xFF] ^ crc_table[4][(word >> 24) & 0xFF] ^
+            crc_table[3][(word >> 32) & 0xFF] ^ crc_table[2][(word >> 40) & 0xFF] ^
+            crc_table[1][(word >> 48) & 0xFF] ^ crc_table[0][word >> 56];
+        p += 8;
+        length -= 8;
+    }
+    while (length--) c = crc_table[0][(c ^ *p++) & 0xFF] ^ (c >> 8);
+    return ~c;
+}
+
+#ifdef CS_HAVE_X86
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t length) {
+    uint64_t c = ~crc;
+    while (length && ((uintptr_t)p & 7)) { c = _mm_crc32_u8((uint32_t)c, *p++); length--; }
+    while (length >= 8) {
+        uint64_t word;
+        memcpy(&word, p, 8);
+        c = _mm_crc32_u64(c, word);
+        p += 8;
+        length -= 8;
+    }
+    while (length--) c = _mm_crc32_u8((uint32_t)c, *p++);
+    return ~(uint32_t)c;
+}
+#endif
+
+uint32_t cs_crc32c_extend(uint32_t crc, const void *data, size_t length) {
+#ifdef CS_HAVE_X86
+    static int has_sse42 = -1;
+    int have = __atomic_load_n(&has_sse42, __ATOMIC_RELAXED);
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+        __atomic_store_n(&has_sse42, have, __ATOMIC_RELAXED);
+    }
+    if (have) return crc32c_sse42(crc, (const uint8_t *)data, length);
+#endif
+    return cs_crc32c_extend_portable(crc, data, length);
+}
+
+// ---- 64-bit hash -----------------------------------------------------------------------
+// Multiply-fold mixing: each 16-byte block is folded through a 64x64->128 multiply. The
+// constants are odd 64-bit numbers with well-spread bits (golden ratio and friends).
+
+static const uint64_t K0 = 0x9E3779B97F4A7C15ull;
+static const uint64_t K1 = 0xC2B2AE3D27D4EB4Full;
+static const uint64_t K2 = 0x165667B19E3779F9ull;
+static const uint64_t K3 = 0xD6E8FEB86659FD93ull;
+
+static inline uint64_t fold(uint64_t a, uint64_t b) {
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static inline uint64_t load_tail(const uint8_t *p, size_t n) {  // n in 0...8
+    uint8_t buf[8] = {0};
+    memcpy(buf, p, n);
+    return load_le64(buf);
+}
+
+uint64_t cs_hash64(const void *data, size_t length, uint64_t seed) {
+    const uint8_t *p = data;
+    size_t n = length;
+    uint64_t h = seed ^ fold(K0 ^ (uint64_t)length, K1);
+    while (n > 16) {
+        h = fold(load_le64(p) ^ K1, load_le64(p + 8) ^ h);
+        p += 16;
+        n -= 16;
+    }
+    uint64_t a, b;
+    if (n > 8) { a = load_le64(p); b = load_tail(p + 8, n - 8); }
+    else { a = load_tail(p, n); b = 0; }
+    h = fold(a ^ K2, b ^ h ^ K3);
+    return fold(h ^ K0, (uint64_t)length ^ K1);
+}

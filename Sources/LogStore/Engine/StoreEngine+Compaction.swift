@@ -1,0 +1,143 @@
+import Foundation
+
+extension StoreEngine {
+    /// A live record compaction copied, to be re-pointed at the switch.
+    private struct Relocation {
+        var tag: UInt32
+        var old: RecordLocation
+        var new: RecordLocation
+        var length: Int
+    }
+
+    /// Rewrites every sealed segment (after sealing the active one when `sealActive`), keeping
+    /// only records the keydir points at that have not expired. Crash-safe at every step:
+    /// outputs are written as `*.seg.tmp` and fsynced; the `COMPACTION` commit file is the commit
+    /// point; then outputs are renamed in, the keydir switched, and inputs deleted. Recovery
+    /// finishes a committed compaction and discards an uncommitted one.
+    ///
+    /// Tombstones are all dropped: every older record of their key lies in a sealed segment, so
+    /// in the input set, and is dropped with them in the same commit.
+    func compact(sealActive: Bool) throws {
+        try compactionMutex.withLock {
+            let inputs: [Segment] = try writeMutex.withLock {
+                guard !isClosed else { throw StoreError.closed }
+                guard !options.readOnly else { throw StoreError.readOnly }
+                guard !compactionNeedsReopen else { return [] }
+                if sealActive, let current = active, current.length > SegmentHeader.size {
+                    try roll(minimumCapacity: 0)
+                }
+                return segments.all.filter { $0 !== active }
+            }
+            guard !inputs.isEmpty else { return }
+            if !sealActive && !inputs.contains(where: { $0.deadBytes > 0 }) { return }
+            try compact(inputs)
+        }
+    }
+
+    private func compact(_ inputs: [Segment]) throws {
+        let now = Clock.nowMillis()
+        var output = CompactionOutput(directory: directory, segmentSize: options.segmentSize) { [self] in
+            writeMutex.withLock {
+                defer { nextSegmentID += 1 }
+                return nextSegmentID
+            }
+        }
+        var relocations: [Relocation] = []
+        var expired: [(tag: UInt32, location: RecordLocation)] = []
+        let produced: [CompactionOutput.Produced]
+        do {
+            for segment in inputs {
+                var scanner = SegmentScanner(base: segment.base, limit: segment.length)
+                while let event = scanner.next() {
+                    guard case .record(let offset, let header) = event, !header.flags.contains(.tombstone) else { continue }
+                    let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
+                    let tag = KeyDir.tag(of: KeyDir.hash(space: header.space, key: key))
+                    let location = RecordLocation(segment: segment.id, offset: UInt32(offset))
+                    let isLive = rw.withReadLock { keydir.find(tag: tag, location: location) != nil }
+                    guard isLive else { continue }
+                    if header.isExpired(nowMillis: now) {
+                        expired.append((tag, location))
+                        continue
+                    }
+                    let flags = header.flags.subtracting(.batchContinues)
+                    let new = try output.append(segment.base + offset, length: header.totalLength,
+                                                flags: flags == header.flags ? nil : flags)
+                    relocations.append(Relocation(tag: tag, old: location, new: new, length: header.totalLength))
+                }
+            }
+            produced = try output.finish()
+            try writeFileAtomically(CompactionCommit(newSegments: produced.map(\.id), oldSegments: inputs.map(\.id)).encoded(),
+                                    directory: directory, name: StoreFileName.compactionCommit)
+        } catch {
+            output.discard()
+            throw error
+        }
+        // Committed: from here on a failure leaves the commit file for the next open to finish.
+        do {
+            for file in produced { try Directory.rename(file.temporaryPath, file.finalPath) }
+            try Directory.sync(directory)
+            var outputs: [UInt32: Segment] = [:]
+            for file in produced {
+                let segment = try Segment.open(path: file.finalPath, writable: false, capacity: 0)
+                segment.recordCount = file.recordCount
+                outputs[file.id] = segment
+            }
+            writeMutex.withLock {
+                rw.withWriteLock {
+                    for segment in outputs.values { segments.add(segment) }
+                    for relocation in relocations {
+                        guard let slot = keydir.find(tag: relocation.tag, location: relocation.old) else { continue }
+                        keydir.setLocation(relocation.new, at: slot)
+                        outputs[relocation.new.segment]?.liveBytes += relocation.length
+                    }
+                    for item in expired {
+                        if let slot = keydir.find(tag: item.tag, location: item.location) { keydir.remove(at: slot) }
+                    }
+                    for segment in inputs { segments.remove(segment.id) }
+                }
+                unsyncedSegments.removeAll { segment in inputs.contains { $0 === segment } }
+                compactionCount += 1
+            }
+            // The snapshot names the inputs: it must go before they do.
+            try Directory.remove(path(of: StoreFileName.snapshot))
+            for segment in inputs { try Directory.remove(segment.path) }
+            try Directory.sync(directory)
+            try Directory.remove(path(of: StoreFileName.compactionCommit))
+            try Directory.sync(directory)
+        } catch {
+            writeMutex.withLock { compactionNeedsReopen = true }
+            throw error
+        }
+        // A fresh snapshot, so the next open need not scan the new segments.
+        try writeMutex.withLock {
+            guard !isClosed else { return }
+            try syncAllLocked()
+            try writeSnapshotLocked()
+        }
+    }
+
+    /// Schedules a background compaction when sealed segments hold enough dead bytes.
+    /// Caller holds `writeMutex`.
+    func scheduleCompactionIfNeeded() {
+        guard !backgroundCompactionScheduled, !compactionNeedsReopen, !options.readOnly,
+              options.compactionTrigger <= 1 else { return }
+        var dead = 0
+        var total = 0
+        for segment in segments.byID.values where segment !== active {
+            dead += segment.deadBytes
+            total += segment.length - SegmentHeader.size
+        }
+        guard total > 0, dead >= min(options.segmentSize, 1 << 20),
+              Double(dead) / Double(total) >= options.compactionTrigger else { return }
+        backgroundCompactionScheduled = true
+        DispatchQueue.global(qos: .utility).async { [self] in
+            defer { writeMutex.withLock { backgroundCompactionScheduled = false } }
+            do {
+                try compact(sealActive: false)
+            } catch StoreError.closed {
+            } catch {
+                writeMutex.withLock { backgroundErrors.append("\(error)") }
+            }
+        }
+    }
+}

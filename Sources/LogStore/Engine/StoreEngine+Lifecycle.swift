@@ -1,0 +1,133 @@
+import Foundation
+
+extension StoreEngine {
+    // MARK: Snapshot and close
+
+    /// Fsyncs every segment not yet on stable storage. Caller holds `writeMutex`.
+    func syncAllLocked() throws {
+        for segment in unsyncedSegments { try segment.file.syncData() }
+        unsyncedSegments.removeAll()
+        try active?.file.syncData()
+        syncer.noteWritten(generation)
+        try Directory.sync(directory)
+    }
+
+    /// Writes the index snapshot of the current keydir. Every segment must already be on
+    /// stable storage (`syncAllLocked`). Caller holds `writeMutex`.
+    func writeSnapshotLocked() throws {
+        let infos = segments.all.map { segment in
+            IndexSnapshot.SegmentInfo(id: segment.id, length: UInt32(segment.length),
+                                      liveBytes: UInt64(max(0, segment.liveBytes)), recordCount: UInt32(segment.recordCount))
+        }
+        let snapshot = IndexSnapshot(maxSequence: nextSequence - 1, nextSegmentID: nextSegmentID,
+                                     activeSegmentID: active?.id ?? IndexSnapshot.noActiveSegment,
+                                     activeLength: UInt32(active?.length ?? 0),
+                                     tableCapacity: UInt32(keydir.capacity), segments: infos)
+        try writeFileAtomically(snapshot.encode(keydir: keydir), directory: directory, name: StoreFileName.snapshot)
+    }
+
+    func close() throws {
+        try compactionMutex.withLock {
+            try writeMutex.withLock {
+                guard !isClosed else { return }
+                groupCommitTimer?.cancel()
+                groupCommitTimer = nil
+                var failure: Error?
+                if !options.readOnly {
+                    do {
+                        try active?.trimToLength()
+                        try syncAllLocked()
+                        try writeSnapshotLocked()
+                    } catch {
+                        failure = error
+                    }
+                }
+                rw.withWriteLock {
+                    isClosed = true
+                    segments.removeAll()
+                    keydir = KeyDir()
+                }
+                active = nil
+                unsyncedSegments.removeAll()
+                lockFile = nil
+                if let failure { throw failure }
+            }
+        }
+    }
+
+    // MARK: Inspection
+
+    /// Walks every record of every segment. Caller holds `writeMutex`.
+    private func walkSegments(_ body: (Segment, SegmentScanner.Event) throws -> Void) rethrows -> [String] {
+        var tails: [String] = []
+        for segment in segments.all {
+            var scanner = SegmentScanner(base: segment.base, limit: segment.length)
+            while let event = scanner.next() { try body(segment, event) }
+            if !scanner.tailIsClean {
+                tails.append("\(segment.path): \(segment.length - scanner.validEnd) bytes of garbage after the last record at offset \(scanner.validEnd)")
+            }
+        }
+        return tails
+    }
+
+    func verify() throws -> LogStore.VerifyReport {
+        try writeMutex.withLock {
+            guard !isClosed else { throw StoreError.closed }
+            var problems: [String] = []
+            var checked = 0
+            let tails = rw.withReadLock {
+                walkSegments { segment, event in
+                    switch event {
+                    case .record:
+                        checked += 1
+                    case .corrupt(let range):
+                        problems.append("\(segment.path): corrupt bytes \(range.lowerBound)..<\(range.upperBound)")
+                    }
+                }
+            }
+            problems += tails
+            rw.withReadLock {
+                keydir.forEach { entry in
+                    guard let base = segments.base(of: entry.segment) else {
+                        problems.append("keydir entry points at missing segment \(entry.segment)")
+                        return
+                    }
+                    let offset = Int(entry.offset)
+                    guard let header = RecordCodec.validRecord(base, at: offset, limit: segments.limit(of: entry.segment)) else {
+                        problems.append("\(StoreFileName.segment(entry.segment)): keydir entry points at an invalid record at offset \(offset)")
+                        return
+                    }
+                    let key = UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)
+                    if KeyDir.tag(of: KeyDir.hash(space: header.space, key: key)) != entry.tag || header.flags.contains(.tombstone) {
+                        problems.append("\(StoreFileName.segment(entry.segment)): keydir entry does not match the record at offset \(offset)")
+                    }
+                }
+            }
+            for line in recoveryReport where line.contains("unreadable") { problems.append(line) }
+            return LogStore.VerifyReport(problems: problems, recordsChecked: checked)
+        }
+    }
+
+    func forEachRecord(_ body: (LogStore.RecordInfo) throws -> Void) throws {
+        try writeMutex.withLock {
+            guard !isClosed else { throw StoreError.closed }
+            try rw.withReadLock {
+                _ = try walkSegments { segment, event in
+                    guard case .record(let offset, let header) = event else { return }
+                    let base = UnsafeRawPointer(segment.base)
+                    let key = [UInt8](UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength))
+                    let tag = key.withUnsafeBytes { KeyDir.tag(of: KeyDir.hash(space: header.space, key: $0)) }
+                    let location = RecordLocation(segment: segment.id, offset: UInt32(offset))
+                    try body(LogStore.RecordInfo(
+                        space: header.space, key: key,
+                        value: [UInt8](UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength)),
+                        sequence: header.sequence, flags: header.flags.rawValue,
+                        expiresAt: header.expiresAtMillis.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+                        isTombstone: header.flags.contains(.tombstone),
+                        isLive: keydir.find(tag: tag, location: location) != nil,
+                        segment: segment.id, offset: offset))
+                }
+            }
+        }
+    }
+}

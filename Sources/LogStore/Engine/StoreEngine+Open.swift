@@ -1,0 +1,267 @@
+import Foundation
+
+extension StoreEngine {
+    /// Opens (and if needed creates) the store and recovers it. See `LogStore.init`.
+    convenience init(directory url: URL, options: LogStore.Options) throws {
+        self.init(url: url, options: options)
+        let readOnly = options.readOnly
+        if readOnly {
+            guard Directory.exists(directory) else { throw StoreError.io(operation: "open \(directory)", errno: ENOENT) }
+        } else {
+            try Directory.create(directory)
+        }
+        let lock = try SystemFile(path: path(of: StoreFileName.lock), flags: readOnly ? O_RDONLY | O_CREAT : O_RDWR | O_CREAT)
+        guard try lock.tryLock(exclusive: !readOnly) else { throw StoreError.locked(url) }
+        lockFile = lock
+
+        let pendingCommit = try finishInterruptedCompaction()
+        let opened = try openSegments(pendingCommit: pendingCommit)
+        let snapshotUsed = loadSnapshot(opened: opened)
+        if !snapshotUsed {
+            keydir = KeyDir()
+            nextSequence = 1
+            for segment in opened.segments { segment.liveBytes = 0; segment.recordCount = 0 }
+            replay(opened.segments.map { ($0, SegmentHeader.size) })
+        }
+        if active == nil && !readOnly { try roll(minimumCapacity: 0) }
+        if case .groupCommit(let interval) = options.durability, !readOnly { startGroupCommit(interval: interval) }
+    }
+
+    // MARK: Compaction commit
+
+    /// Completes a compaction whose commit file exists (renames its outputs into place and
+    /// deletes its inputs), and removes temporary files of one that never committed. Returns the
+    /// commit when the store is read-only and so could not finish it.
+    private func finishInterruptedCompaction() throws -> CompactionCommit? {
+        let commitPath = path(of: StoreFileName.compactionCommit)
+        var commit: CompactionCommit?
+        if Directory.exists(commitPath) {
+            do {
+                commit = try CompactionCommit.decode(try SystemFile(path: commitPath, flags: O_RDONLY).readAll(), path: commitPath)
+            } catch {
+                // Inputs are only deleted after every output is renamed, so ignoring an unreadable
+                // commit keeps either the inputs or the finished outputs: nothing is lost.
+                recoveryReport.append("ignored unreadable compaction commit: \(error)")
+            }
+        }
+        if options.readOnly { return commit }
+        if let commit {
+            for id in commit.newSegments {
+                let final = segmentPath(id)
+                if Directory.exists(final + StoreFileName.temporarySuffix) {
+                    try Directory.rename(final + StoreFileName.temporarySuffix, final)
+                }
+            }
+            try Directory.sync(directory)
+            for id in commit.oldSegments { try Directory.remove(segmentPath(id)) }
+            try Directory.remove(path(of: StoreFileName.snapshot))
+            try Directory.sync(directory)
+            recoveryReport.append("finished an interrupted compaction: \(commit.newSegments.count) new, \(commit.oldSegments.count) old segments")
+        }
+        if Directory.exists(commitPath) { try Directory.remove(commitPath) }
+        for name in try Directory.list(directory) where name.hasSuffix(StoreFileName.temporarySuffix) {
+            try Directory.remove(path(of: name))
+        }
+        return nil
+    }
+
+    // MARK: Segments
+
+    private struct OpenedSegments {
+        var segments: [Segment]
+        /// Every segment id seen on disk, readable or not, so new ids never collide.
+        var highestID: UInt32
+    }
+
+    /// Opens every segment file, choosing the newest written (not compacted) one as the active
+    /// segment. Unreadable segment files are reported and left alone.
+    private func openSegments(pendingCommit: CompactionCommit?) throws -> OpenedSegments {
+        var files: [(id: UInt32, path: String)] = []
+        let names = try Directory.list(directory)
+        for name in names {
+            if let id = StoreFileName.segmentID(of: name) {
+                if pendingCommit?.oldSegments.contains(id) == true { continue }
+                files.append((id, path(of: name)))
+            }
+        }
+        // A read-only opener sees a committed-but-unfinished compaction as finished.
+        for id in pendingCommit?.newSegments ?? [] where !names.contains(StoreFileName.segment(id)) {
+            files.append((id, segmentPath(id) + StoreFileName.temporarySuffix))
+        }
+        files.sort { $0.id < $1.id }
+        var opened: [Segment] = []
+        var highest: UInt32 = 0
+        for file in files {
+            highest = max(highest, file.id)
+            do {
+                let segment = try Segment.open(path: file.path, writable: false, capacity: 0)
+                guard segment.id == file.id else {
+                    recoveryReport.append("\(file.path): header names segment \(segment.id); file skipped")
+                    continue
+                }
+                opened.append(segment)
+            } catch {
+                if !options.readOnly, isAllZero(file.path) {
+                    // A crash between creating a segment and writing its header: nothing in it.
+                    try Directory.remove(file.path)
+                    recoveryReport.append("\(file.path): removed a segment file a crash left empty")
+                } else {
+                    recoveryReport.append("\(file.path): unreadable segment skipped: \(error)")
+                }
+            }
+        }
+        // The active segment is the newest one the write path made (compaction outputs are
+        // never appended to). Reopen it writable with room to grow.
+        if !options.readOnly, let index = opened.lastIndex(where: { !$0.header.isCompactionOutput }),
+           opened[index].length < options.segmentSize {
+            let writable = try Segment.open(path: opened[index].path, writable: true, capacity: options.segmentSize)
+            opened[index] = writable
+            active = writable
+        }
+        for segment in opened { segments.add(segment) }
+        nextSegmentID = highest &+ 1
+        return OpenedSegments(segments: opened, highestID: highest)
+    }
+
+    private func isAllZero(_ path: String) -> Bool {
+        guard let bytes = try? SystemFile(path: path, flags: O_RDONLY).readAll() else { return false }
+        return bytes.allSatisfy { $0 == 0 }
+    }
+
+    // MARK: Snapshot
+
+    /// Loads the index snapshot when it matches the segments on disk, then replays what was
+    /// written after it. Returns false (leaving the keydir to be rebuilt) when it cannot be used.
+    private func loadSnapshot(opened: OpenedSegments) -> Bool {
+        let snapshotPath = path(of: StoreFileName.snapshot)
+        guard Directory.exists(snapshotPath) else { return false }
+        let table = KeyDir()
+        let snapshot: IndexSnapshot
+        do {
+            snapshot = try IndexSnapshot.decode(try SystemFile(path: snapshotPath, flags: O_RDONLY).readAll(), into: table, path: snapshotPath)
+        } catch {
+            recoveryReport.append("index snapshot not used: \(error)")
+            return false
+        }
+        var listed = Set<UInt32>()
+        for info in snapshot.segments {
+            listed.insert(info.id)
+            guard let segment = segments[info.id] else {
+                recoveryReport.append("index snapshot not used: segment \(info.id) is missing")
+                return false
+            }
+            let fileLength = (try? segment.file.size()) ?? -1
+            let matches = info.id == snapshot.activeSegmentID ? fileLength >= Int(info.length) : fileLength == Int(info.length)
+            guard matches else {
+                recoveryReport.append("index snapshot not used: segment \(info.id) is \(fileLength) bytes, snapshot says \(info.length)")
+                return false
+            }
+        }
+        var toReplay: [(Segment, Int)] = []
+        for segment in opened.segments where !listed.contains(segment.id) {
+            guard segment.id >= snapshot.nextSegmentID else {
+                recoveryReport.append("index snapshot not used: segment \(segment.id) is not in it")
+                return false
+            }
+            toReplay.append((segment, SegmentHeader.size))
+        }
+        for info in snapshot.segments {
+            guard let segment = segments[info.id] else { continue }
+            segment.liveBytes = Int(info.liveBytes)
+            segment.recordCount = Int(info.recordCount)
+            if info.id == snapshot.activeSegmentID {
+                toReplay.append((segment, Int(info.length)))
+            } else {
+                segment.length = Int(info.length)
+            }
+        }
+        keydir = table
+        nextSequence = snapshot.maxSequence + 1
+        nextSegmentID = max(nextSegmentID, snapshot.nextSegmentID)
+        replay(toReplay.sorted { $0.0.id < $1.0.id })
+        return true
+    }
+
+    // MARK: Replay
+
+    /// Scans segments from the given offsets and applies every valid record, the highest
+    /// sequence number of a key winning; skips corrupt ranges and incomplete batches, and cuts
+    /// the active segment's torn tail.
+    private func replay(_ work: [(segment: Segment, from: Int)]) {
+        var tombstones: [(tag: UInt32, location: RecordLocation)] = []
+        var maxSequence = nextSequence - 1
+        for (segment, start) in work {
+            let fileLength = segment.length
+            segments.setLimit(fileLength, of: segment.id)
+            var scanner = SegmentScanner(base: segment.base, limit: fileLength, from: start)
+            var pending: [(offset: Int, header: RecordHeader)] = []
+            let batchesApply = !segment.header.isCompactionOutput
+            while let event = scanner.next() {
+                switch event {
+                case .record(let offset, let header):
+                    segment.recordCount += 1
+                    maxSequence = max(maxSequence, header.sequence)
+                    if batchesApply && header.flags.contains(.batchContinues) {
+                        pending.append((offset, header))
+                        continue
+                    }
+                    for member in pending { applyRecovered(segment: segment, offset: member.offset, header: member.header, tombstones: &tombstones) }
+                    pending.removeAll()
+                    applyRecovered(segment: segment, offset: offset, header: header, tombstones: &tombstones)
+                case .corrupt(let range):
+                    recoveryReport.append("\(segment.path): skipped corrupt bytes \(range.lowerBound)..<\(range.upperBound)")
+                    if !pending.isEmpty {
+                        recoveryReport.append("\(segment.path): dropped a batch of \(pending.count) records broken by corruption at \(pending[0].offset)")
+                        pending.removeAll()
+                    }
+                }
+            }
+            var validEnd = scanner.validEnd
+            if let first = pending.first {
+                recoveryReport.append("\(segment.path): dropped an incomplete batch of \(pending.count) records at offset \(first.offset)")
+                validEnd = first.offset
+            }
+            if segment === active {
+                if !scanner.tailIsClean || !pending.isEmpty {
+                    if scanner.tailIsClean == false {
+                        recoveryReport.append("\(segment.path): cut a torn tail at offset \(validEnd) (\(fileLength - validEnd) bytes)")
+                    }
+                    segment.zeroTail(from: validEnd)
+                }
+                segment.length = validEnd
+            } else if !scanner.tailIsClean {
+                // Sealed segments keep their file length (the snapshot checks it); the garbage
+                // counts as dead bytes until compaction drops it.
+                recoveryReport.append("\(segment.path): \(fileLength - validEnd) bytes of garbage after the last record at offset \(validEnd)")
+            }
+            segments.setLimit(segment === active ? segment.length : fileLength, of: segment.id)
+        }
+        for tombstone in tombstones {
+            if let slot = keydir.find(tag: tombstone.tag, location: tombstone.location),
+               let header = header(at: tombstone.location) {
+                segments[tombstone.location.segment]?.liveBytes -= header.totalLength
+                keydir.remove(at: slot)
+            }
+        }
+        nextSequence = maxSequence + 1
+    }
+
+    /// Applies one record found on disk: it becomes the key's entry unless the entry already
+    /// points at a record with a higher sequence number. Tombstones enter the keydir too, so
+    /// that older records of their key met later lose to them; `replay` removes them at the end.
+    private func applyRecovered(segment: Segment, offset: Int, header: RecordHeader,
+                                tombstones: inout [(tag: UInt32, location: RecordLocation)]) {
+        let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
+        let tag = KeyDir.tag(of: KeyDir.hash(space: header.space, key: key))
+        let location = RecordLocation(segment: segment.id, offset: UInt32(offset))
+        if let hit = lookup(tag: tag, space: header.space, key: key) {
+            if hit.header.sequence >= header.sequence { return }
+            segments[hit.entry.segment]?.liveBytes -= hit.header.totalLength
+            keydir.setLocation(location, at: hit.slot)
+        } else {
+            keydir.insert(tag: tag, location: location)
+        }
+        segment.liveBytes += header.totalLength
+        if header.flags.contains(.tombstone) { tombstones.append((tag, location)) }
+    }
+}

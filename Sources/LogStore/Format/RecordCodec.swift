@@ -1,0 +1,171 @@
+import CChecksum
+
+/// The parsed header of one record (FORMAT.md, "Records"). Offsets are relative to the
+/// record's first byte.
+struct RecordHeader: Sendable, Equatable {
+    var flags: RecordFlags
+    var sequence: UInt64
+    var space: UInt32
+    var keyLength: Int
+    /// Length of the value as stored (after compression and encryption).
+    var valueLength: Int
+    /// Absolute expiry in milliseconds since 1970-01-01 UTC; nil when the record never expires.
+    var expiresAtMillis: UInt64?
+    /// Key id of an encrypted record, else 0.
+    var keyID: UInt32 = 0
+    /// Offset of the 12-byte nonce of an encrypted record, else 0.
+    var nonceOffset: Int = 0
+    /// Decompressed length of a compressed record, else 0.
+    var rawLength: Int = 0
+    var keyOffset: Int
+    var totalLength: Int
+
+    var valueOffset: Int { keyOffset + keyLength }
+
+    /// True when the record has expired at `nowMillis`.
+    @inline(__always)
+    func isExpired(nowMillis: UInt64) -> Bool {
+        if let expiry = expiresAtMillis { return expiry <= nowMillis }
+        return false
+    }
+}
+
+/// Encodes and decodes records. Pure functions over memory: no I/O, no state.
+enum RecordCodec {
+    /// Largest key accepted, in bytes.
+    static let maxKeyLength = 65_536
+    /// Largest stored value accepted, in bytes (1 GiB).
+    static let maxValueLength = 1 << 30
+    static let checksumSize = 4
+    static let nonceSize = 12
+
+    /// What a write needs to say about a record besides its key and value.
+    struct Fields: Sendable {
+        var flags: RecordFlags
+        var sequence: UInt64
+        var space: UInt32
+        var expiresAtMillis: UInt64?
+        var keyID: UInt32 = 0
+        var nonce: [UInt8] = []
+        var rawLength: Int = 0
+    }
+
+    /// Size of the encoded record for these fields and lengths.
+    @inline(__always)
+    static func encodedSize(_ fields: Fields, keyLength: Int, valueLength: Int) -> Int {
+        var size = checksumSize + 1
+        size += Varint.size(fields.sequence)
+        size += Varint.size(UInt64(fields.space))
+        size += Varint.size(UInt64(keyLength))
+        size += Varint.size(UInt64(valueLength))
+        if fields.expiresAtMillis != nil { size += 8 }
+        if fields.flags.contains(.encrypted) { size += Varint.size(UInt64(fields.keyID)) + nonceSize }
+        if fields.flags.contains(.compressed) { size += Varint.size(UInt64(fields.rawLength)) }
+        return size + keyLength + valueLength
+    }
+
+    /// Writes the record at `destination` (which must have room for `encodedSize` bytes) and
+    /// returns its length. The checksum is computed last, over the bytes as written.
+    @inline(__always)
+    static func encode(_ fields: Fields, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+                       to destination: UnsafeMutableRawPointer) -> Int {
+        var flags = fields.flags
+        if fields.expiresAtMillis != nil { flags.insert(.hasExpiry) } else { flags.remove(.hasExpiry) }
+        var at = checksumSize
+        destination.storeBytes(of: flags.rawValue, toByteOffset: at, as: UInt8.self)
+        at += 1
+        at += Varint.write(fields.sequence, to: destination + at)
+        at += Varint.write(UInt64(fields.space), to: destination + at)
+        at += Varint.write(UInt64(key.count), to: destination + at)
+        at += Varint.write(UInt64(value.count), to: destination + at)
+        if let expiry = fields.expiresAtMillis {
+            LittleEndian.store64(expiry, destination, at)
+            at += 8
+        }
+        if flags.contains(.encrypted) {
+            at += Varint.write(UInt64(fields.keyID), to: destination + at)
+            for i in 0..<nonceSize {
+                destination.storeBytes(of: i < fields.nonce.count ? fields.nonce[i] : 0, toByteOffset: at + i, as: UInt8.self)
+            }
+            at += nonceSize
+        }
+        if flags.contains(.compressed) {
+            at += Varint.write(UInt64(fields.rawLength), to: destination + at)
+        }
+        if key.count > 0 { (destination + at).copyMemory(from: key.baseAddress!, byteCount: key.count) }
+        at += key.count
+        if value.count > 0 { (destination + at).copyMemory(from: value.baseAddress!, byteCount: value.count) }
+        at += value.count
+        let crc = cs_crc32c_extend(0, destination + checksumSize, at - checksumSize)
+        LittleEndian.store32(crc, destination, 0)
+        return at
+    }
+
+    /// Parses the header of the record at `offset` in `[base, base + limit)`. Returns nil when
+    /// the bytes cannot be a version-1 record header or the record would run past `limit`.
+    /// Does not check the checksum: see `checksumMatches`.
+    @inline(__always)
+    static func decodeHeader(_ base: UnsafeRawPointer, at offset: Int, limit: Int) -> RecordHeader? {
+        guard limit - offset >= checksumSize + 5 else { return nil }
+        let flags = RecordFlags(rawValue: base.load(fromByteOffset: offset + checksumSize, as: UInt8.self))
+        guard RecordFlags.known.isSuperset(of: flags) else { return nil }
+        guard !(flags.contains(.encrypted) && flags.contains(.customCrypt)) else { return nil }
+        var at = offset + checksumSize + 1
+        guard let sequence = Varint.read(base, at: at, limit: limit), sequence.value != 0 else { return nil }
+        at = sequence.next
+        guard let space = Varint.read(base, at: at, limit: limit), space.value <= UInt64(UInt32.max) else { return nil }
+        at = space.next
+        guard let keyLength = Varint.read(base, at: at, limit: limit), keyLength.value <= UInt64(maxKeyLength) else { return nil }
+        at = keyLength.next
+        guard let valueLength = Varint.read(base, at: at, limit: limit), valueLength.value <= UInt64(maxValueLength) else { return nil }
+        at = valueLength.next
+        if flags.contains(.tombstone) && valueLength.value != 0 { return nil }
+        var expiry: UInt64?
+        if flags.contains(.hasExpiry) {
+            guard limit - at >= 8 else { return nil }
+            expiry = LittleEndian.load64(base, at)
+            at += 8
+        }
+        var keyID: UInt32 = 0
+        var nonceOffset = 0
+        if flags.contains(.encrypted) {
+            guard let id = Varint.read(base, at: at, limit: limit), id.value <= UInt64(UInt32.max) else { return nil }
+            keyID = UInt32(id.value)
+            nonceOffset = id.next - offset
+            at = id.next + nonceSize
+        }
+        var rawLength = 0
+        if flags.contains(.compressed) {
+            guard let raw = Varint.read(base, at: at, limit: limit), raw.value <= UInt64(maxValueLength) else { return nil }
+            rawLength = Int(raw.value)
+            at = raw.next
+        }
+        let total = at - offset + Int(keyLength.value) + Int(valueLength.value)
+        guard total <= limit - offset else { return nil }
+        return RecordHeader(flags: flags, sequence: sequence.value, space: UInt32(space.value),
+                            keyLength: Int(keyLength.value), valueLength: Int(valueLength.value),
+                            expiresAtMillis: expiry, keyID: keyID, nonceOffset: nonceOffset,
+                            rawLength: rawLength, keyOffset: at - offset, totalLength: total)
+    }
+
+    /// True when the stored checksum matches the record's bytes.
+    @inline(__always)
+    static func checksumMatches(_ base: UnsafeRawPointer, at offset: Int, header: RecordHeader) -> Bool {
+        let stored = LittleEndian.load32(base, offset)
+        return stored == cs_crc32c_extend(0, base + offset + checksumSize, header.totalLength - checksumSize)
+    }
+
+    /// Parses and checks the record at `offset`; nil when it is not a valid record.
+    @inline(__always)
+    static func validRecord(_ base: UnsafeRawPointer, at offset: Int, limit: Int) -> RecordHeader? {
+        guard let header = decodeHeader(base, at: offset, limit: limit),
+              checksumMatches(base, at: offset, header: header) else { return nil }
+        return header
+    }
+
+    /// Rewrites the flag byte of an encoded record and recomputes its checksum.
+    static func rewriteFlags(_ flags: RecordFlags, record: UnsafeMutableRawPointer, length: Int) {
+        record.storeBytes(of: flags.rawValue, toByteOffset: checksumSize, as: UInt8.self)
+        LittleEndian.store32(cs_crc32c_extend(0, record + checksumSize, length - checksumSize), record, 0)
+    }
+}

@@ -1,0 +1,65 @@
+import CChecksum
+
+/// The 32-byte header at the start of every segment file (FORMAT.md, "Segment files").
+struct SegmentHeader: Sendable, Equatable {
+    static let size = 32
+    static let magic: [UInt8] = Array("USEG".utf8)
+    static let formatVersion: UInt16 = 1
+
+    /// Segment flag bit 0: the segment was written by compaction (its records are not in
+    /// sequence order and never form batches).
+    static let compactionOutputFlag: UInt32 = 1
+
+    var segmentID: UInt32
+    var flags: UInt32
+    var createdMillis: UInt64
+
+    var isCompactionOutput: Bool { flags & Self.compactionOutputFlag != 0 }
+
+    func encoded() -> [UInt8] {
+        var bytes = Self.magic
+        LittleEndian.append16(Self.formatVersion, to: &bytes)
+        LittleEndian.append16(UInt16(Self.size), to: &bytes)
+        LittleEndian.append32(segmentID, to: &bytes)
+        LittleEndian.append32(flags, to: &bytes)
+        LittleEndian.append64(createdMillis, to: &bytes)
+        LittleEndian.append32(0, to: &bytes)
+        let crc = bytes.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }
+        LittleEndian.append32(crc, to: &bytes)
+        return bytes
+    }
+
+    /// Parses a header; the error names what is wrong with it.
+    static func decode(_ base: UnsafeRawPointer, length: Int, path: String) throws -> SegmentHeader {
+        guard length >= size else { throw StoreError.corrupt("\(path): \(length) bytes, shorter than a segment header") }
+        let magicOK = (0..<4).allSatisfy { base.load(fromByteOffset: $0, as: UInt8.self) == magic[$0] }
+        guard magicOK else { throw StoreError.corrupt("\(path): bad magic at offset 0") }
+        guard LittleEndian.load32(base, 28) == cs_crc32c_extend(0, base, 28) else {
+            throw StoreError.corrupt("\(path): segment header checksum mismatch at offset 28")
+        }
+        let version = LittleEndian.load16(base, 4)
+        guard version == formatVersion else { throw StoreError.corrupt("\(path): unsupported format version \(version)") }
+        guard LittleEndian.load16(base, 6) == UInt16(size) else { throw StoreError.corrupt("\(path): unexpected header size") }
+        return SegmentHeader(segmentID: LittleEndian.load32(base, 8), flags: LittleEndian.load32(base, 12),
+                             createdMillis: LittleEndian.load64(base, 16))
+    }
+}
+
+/// Names of the files in a store directory (FORMAT.md, "Directory layout").
+enum StoreFileName {
+    static let lock = "LOCK"
+    static let snapshot = "index.snapshot"
+    static let compactionCommit = "COMPACTION"
+    static let temporarySuffix = ".tmp"
+
+    static func segment(_ id: UInt32) -> String {
+        let hex = String(id, radix: 16)
+        return String(repeating: "0", count: max(0, 8 - hex.count)) + hex + ".seg"
+    }
+
+    /// The id of a segment file name (`0000002a.seg` is 42), or nil for any other name.
+    static func segmentID(of name: String) -> UInt32? {
+        guard name.count == 12, name.hasSuffix(".seg") else { return nil }
+        return UInt32(name.prefix(8), radix: 16)
+    }
+}

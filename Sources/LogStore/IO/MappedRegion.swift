@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A shared memory mapping of a file, unmapped when the last reference goes.
+///
+/// Readers use `base` under the engine's read lock; the engine unmaps a region only under its
+/// write lock, so no reader can hold a pointer into a region that is going away.
+final class MappedRegion: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let length: Int
+
+    init(descriptor: Int32, length: Int, writable: Bool, path: String) throws {
+        guard length > 0 else { throw StoreError.corrupt("\(path): cannot map an empty file") }
+        let protection = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
+        guard let pointer = mmap(nil, length, protection, MAP_SHARED, descriptor, 0), pointer != MAP_FAILED else {
+            throw StoreError.io(operation: "mmap \(path)", errno: errno)
+        }
+        self.base = pointer
+        self.length = length
+    }
+
+    deinit { munmap(base, length) }
+
+    /// Tells the kernel the pages of `[offset, offset + count)` may be dropped from this
+    /// process: file-backed pages stay in the page cache (dirty ones are kept), but no longer
+    /// count toward our resident set.
+    func dropResidentPages(offset: Int, count: Int) {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (offset + page - 1) / page * page
+        let end = min(offset + count, length) / page * page
+        if end > start { madvise(base + start, end - start, MADV_DONTNEED) }
+    }
+
+    /// Flushes `[offset, offset + count)` of a writable mapping to the file, synchronously.
+    func sync(offset: Int, count: Int) throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = offset / page * page
+        guard msync(base + start, offset + count - start, MS_SYNC) == 0 else {
+            throw StoreError.io(operation: "msync", errno: errno)
+        }
+    }
+}

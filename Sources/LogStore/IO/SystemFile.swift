@@ -1,0 +1,167 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// The engine's one door to the file system: thin typed wrappers over the system calls it uses.
+///
+/// Every failure becomes `StoreError.io` naming the call and the path. Keeping every call here
+/// (and nowhere else in the engine) is what lets tests inject faults at each call site later.
+final class SystemFile: @unchecked Sendable {
+    let descriptor: Int32
+    let path: String
+
+    /// Opens `path` with the given `open(2)` flags; `O_CLOEXEC` is always added.
+    init(path: String, flags: Int32, mode: mode_t = 0o644) throws {
+        let fd = open(path, flags | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
+        self.descriptor = fd
+        self.path = path
+    }
+
+    deinit { _ = close(descriptor) }
+
+    /// Size of the file in bytes.
+    func size() throws -> Int {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw StoreError.io(operation: "fstat \(path)", errno: errno) }
+        return Int(info.st_size)
+    }
+
+    /// Writes all of `bytes` at `offset`, retrying short writes and EINTR.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io(operation: "pwrite \(path)", errno: errno)
+            }
+            if n == 0 { throw StoreError.io(operation: "pwrite \(path)", errno: EIO) }
+            done += n
+        }
+    }
+
+    func write(_ bytes: [UInt8], at offset: Int) throws {
+        try bytes.withUnsafeBytes { (buffer) in try write(buffer, at: offset) }
+    }
+
+    /// Reads exactly `count` bytes at `offset`; fewer bytes (end of file) is `corrupt`.
+    func read(count: Int, at offset: Int) throws -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = result.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io(operation: "pread \(path)", errno: errno)
+            }
+            if n == 0 { throw StoreError.corrupt("\(path): file ends at \(offset + done), expected \(count) bytes at \(offset)") }
+            done += n
+        }
+        return result
+    }
+
+    /// Reads the whole file.
+    func readAll() throws -> [UInt8] {
+        try read(count: try size(), at: 0)
+    }
+
+    /// Flushes the file's data (and the metadata needed to read it) to stable storage.
+    func syncData() throws {
+        #if os(Linux)
+        let result = fdatasync(descriptor)
+        #else
+        let result = fsync(descriptor)
+        #endif
+        guard result == 0 else { throw StoreError.io(operation: "fdatasync \(path)", errno: errno) }
+    }
+
+    func truncate(to length: Int) throws {
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw StoreError.io(operation: "ftruncate \(path)", errno: errno)
+        }
+    }
+
+    /// Reserves disk blocks for `[offset, offset + length)` so later writes through a mapping
+    /// cannot fail with SIGBUS on a full disk: a full disk is an error here instead.
+    func allocate(offset: Int, length: Int) throws {
+        #if os(Linux)
+        let result = posix_fallocate(descriptor, off_t(offset), off_t(length))
+        guard result == 0 else { throw StoreError.io(operation: "fallocate \(path)", errno: result) }
+        #else
+        if try size() < offset + length { try truncate(to: offset + length) }
+        #endif
+    }
+
+    /// Takes an advisory `flock` lock without waiting. Returns false when another open file
+    /// description (in this process or another) holds a conflicting lock.
+    func tryLock(exclusive: Bool) throws -> Bool {
+        if flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw StoreError.io(operation: "flock \(path)", errno: errno)
+    }
+
+    /// Maps `length` bytes of the file. The mapping may be longer than the file; only bytes
+    /// inside the file may be touched.
+    func map(length: Int, writable: Bool) throws -> MappedRegion {
+        try MappedRegion(descriptor: descriptor, length: length, writable: writable, path: path)
+    }
+}
+
+#if canImport(Glibc)
+private let systemRename = Glibc.rename
+#else
+private let systemRename = Darwin.rename
+#endif
+
+/// Directory-level calls: listing, renaming, removing, and syncing a directory entry.
+enum Directory {
+    static func create(_ path: String) throws {
+        if mkdir(path, 0o755) != 0 && errno != EEXIST {
+            // Create missing parents too, like `mkdir -p`.
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw StoreError.io(operation: "mkdir \(path)", errno: errno == 0 ? EIO : errno)
+            }
+        }
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func list(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else { throw StoreError.io(operation: "opendir \(path)", errno: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func rename(_ from: String, _ to: String) throws {
+        guard systemRename(from, to) == 0 else { throw StoreError.io(operation: "rename \(from) -> \(to)", errno: errno) }
+    }
+
+    /// Removes a file; a file that is already gone is not an error.
+    static func remove(_ path: String) throws {
+        guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "unlink \(path)", errno: errno) }
+    }
+
+    /// Makes creations, renames and removals in the directory durable.
+    static func sync(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
+        defer { _ = close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError.io(operation: "fsync \(path)", errno: errno) }
+    }
+}

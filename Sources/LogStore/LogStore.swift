@@ -1,0 +1,202 @@
+import Foundation
+
+/// A log-structured key-value store in a directory: the engine under every other layer.
+///
+/// Writes append records to the active segment file; an in-memory hash index (the keydir) maps
+/// each live key to its newest record; compaction rewrites sealed segments to drop dead records.
+/// Reads run in parallel with each other and with writes and compaction. FORMAT.md describes
+/// every byte written.
+///
+/// ```swift
+/// let store = try LogStore(directory: url)
+/// try store.put(Array("v".utf8), forKey: Array("k".utf8))
+/// let value = try store.get(forKey: Array("k".utf8))   // [0x76]
+/// try store.close()
+/// ```
+public final class LogStore: Sendable {
+    /// A namespace for keys. 0 ..< 2^31 belong to callers; the upper half to the library's layers.
+    public typealias KeySpace = UInt32
+
+    /// How a store is opened and how it writes.
+    public struct Options: Sendable {
+        /// What a successful write promises.
+        public enum Durability: Sendable, Equatable {
+            /// The write survives the process being killed at any point (it is in the kernel's
+            /// page cache when the call returns), but not a power loss. MMKV's promise.
+            case processCrashSafe
+            /// Like `processCrashSafe`, and a background task syncs to stable storage every
+            /// `interval` seconds, so a power loss loses at most about that much.
+            case groupCommit(interval: TimeInterval)
+            /// The write is on stable storage when the call returns. Writers waiting at the same
+            /// time share one fsync.
+            case fsyncEachWrite
+        }
+
+        /// Default `.processCrashSafe`.
+        public var durability: Durability = .processCrashSafe
+        /// Bytes after which the active segment is sealed and a new one started (default 64 MiB).
+        /// A record larger than this gets a segment of its own.
+        public var segmentSize: Int = 64 << 20
+        /// Share of dead bytes in sealed segments (0...1) that starts a background compaction
+        /// when a segment is sealed (default 0.5). Values above 1 turn background compaction off.
+        public var compactionTrigger: Double = 0.5
+        /// Open without writing anything: no recovery repairs, every write throws `readOnly`.
+        /// Read-only openers share the lock with each other but not with a writer.
+        public var readOnly: Bool = false
+
+        public init() {}
+    }
+
+    /// Puts and deletes applied all together or not at all, even across a crash.
+    public struct WriteBatch: Sendable {
+        var records: [PendingRecord] = []
+
+        public init() {}
+
+        /// Adds a put of `value` under `key`; `expiresAt` makes it invisible from that time on.
+        public mutating func put(_ value: [UInt8], forKey key: [UInt8], space: KeySpace = 0, expiresAt: Date? = nil) {
+            records.append(PendingRecord(flags: [], space: space, key: key, value: value,
+                                         expiresAtMillis: expiresAt.map(Clock.millis(of:))))
+        }
+
+        /// Adds a delete of `key`.
+        public mutating func delete(forKey key: [UInt8], space: KeySpace = 0) {
+            records.append(PendingRecord(flags: .tombstone, space: space, key: key, value: [], expiresAtMillis: nil))
+        }
+
+        /// Number of operations in the batch.
+        public var count: Int { records.count }
+    }
+
+    /// Counters describing the store at one moment.
+    public struct Statistics: Sendable {
+        /// Keys in the keydir (expired keys still count until compaction drops them).
+        public var liveKeys: Int
+        /// Bytes of the records the keydir points at.
+        public var liveBytes: Int
+        /// Bytes of records superseded, deleted or expired, reclaimable by compaction.
+        public var deadBytes: Int
+        public var segmentCount: Int
+        /// Memory held by the keydir table.
+        public var keydirBytes: Int
+        /// Bytes of all segment files (headers included), as written.
+        public var segmentBytes: Int = 0
+        /// Compactions completed since open.
+        public var compactions: Int = 0
+    }
+
+    /// The result of `verify()`.
+    public struct VerifyReport: Sendable {
+        /// One line per problem, naming the file and byte offset. Empty when all is well.
+        public var problems: [String]
+        public var recordsChecked: Int
+    }
+
+    /// One record as found in a segment, for inspection tools (`ustore dump`).
+    public struct RecordInfo: Sendable {
+        public var space: KeySpace
+        public var key: [UInt8]
+        /// The value as stored; empty for a tombstone.
+        public var value: [UInt8]
+        public var sequence: UInt64
+        /// The flag byte (FORMAT.md, "Records").
+        public var flags: UInt8
+        public var expiresAt: Date?
+        public var isTombstone: Bool
+        /// True when the keydir points at this record.
+        public var isLive: Bool
+        public var segment: UInt32
+        public var offset: Int
+    }
+
+    let engine: StoreEngine
+
+    /// Opens the store in `directory`, creating it if needed (unless read-only), and recovers
+    /// from whatever a crash left: a torn tail is cut off, a corrupt record skipped and reported
+    /// in `recoveryReport`, an interrupted compaction finished or undone.
+    ///
+    /// - Throws: `StoreError.locked` if another opener (in this process or another) holds it;
+    ///   `StoreError.io` when a file cannot be read or created; `StoreError.corrupt` only when
+    ///   the directory holds something that is not a store at all.
+    /// - Complexity: with a valid index snapshot, O(keys) to load it plus the records written
+    ///   after it; otherwise a read of every segment.
+    public init(directory: URL, options: Options = Options()) throws {
+        engine = try StoreEngine(directory: directory, options: options)
+    }
+
+    /// Stores `value` under `key` in `space`, replacing any earlier value.
+    /// - Throws: `valueTooLarge` for keys over 64 KiB or values over 1 GiB; `readOnly`;
+    ///   `closed`; `io` (for example ENOSPC), in which case nothing was written.
+    /// - Complexity: O(1) amortized.
+    public func put(_ value: [UInt8], forKey key: [UInt8], space: KeySpace = 0, expiresAt: Date? = nil) throws {
+        try engine.write(PendingRecord(flags: [], space: space, key: key, value: value,
+                                       expiresAtMillis: expiresAt.map(Clock.millis(of:))))
+    }
+
+    /// The newest value of `key` in `space`; nil when absent, deleted or expired.
+    /// - Throws: `corrupt` when the record's checksum does not match (it is never returned);
+    ///   `closed`.
+    /// - Complexity: O(1).
+    public func get(forKey key: [UInt8], space: KeySpace = 0) throws -> [UInt8]? {
+        try engine.get(key: key, space: space)
+    }
+
+    /// Deletes `key` from `space`. Deleting an absent key is not an error (it still writes a
+    /// tombstone, so the delete is ordered after every earlier write).
+    public func delete(forKey key: [UInt8], space: KeySpace = 0) throws {
+        try engine.write(PendingRecord(flags: .tombstone, space: space, key: key, value: [], expiresAtMillis: nil))
+    }
+
+    /// Applies every operation of `batch` atomically: after a crash, all of them or none.
+    public func write(_ batch: WriteBatch) throws {
+        try engine.write(batch: batch.records)
+    }
+
+    /// The live, unexpired keys of `space` that start with `prefix`, sorted bytewise.
+    /// - Complexity: O(keys in the store) plus sorting the result.
+    public func keys(space: KeySpace, prefix: [UInt8] = []) throws -> [[UInt8]] {
+        try engine.keys(space: space, prefix: prefix)
+    }
+
+    /// The live, unexpired keys and values of `space` starting with `prefix`, sorted by key.
+    public func entries(space: KeySpace, prefix: [UInt8] = []) throws -> [(key: [UInt8], value: [UInt8])] {
+        try engine.entries(space: space, prefix: prefix)
+    }
+
+    /// Forces everything written so far onto stable storage, whatever the durability mode.
+    public func sync() throws { try engine.sync() }
+
+    /// Seals the active segment and compacts every sealed segment; returns when done. Reads and
+    /// writes go on meanwhile. Dead, expired and tombstone records are dropped.
+    public func compact() throws { try engine.compact(sealActive: true) }
+
+    /// Counters for this moment.
+    public var statistics: Statistics { engine.statistics() }
+
+    /// Reads every record of every segment and checks it, and checks that every keydir entry
+    /// points at a valid record. Writes wait while it runs.
+    public func verify() throws -> VerifyReport { try engine.verify() }
+
+    /// What recovery found and did when the store was opened (skipped corrupt ranges, a cut torn
+    /// tail, a finished compaction). Empty after a clean close.
+    public var recoveryReport: [String] { engine.recoveryReport }
+
+    /// Calls `body` with every valid record of every segment in segment and file order, live or
+    /// not. For inspection; writes wait while it runs.
+    public func forEachRecord(_ body: (RecordInfo) throws -> Void) throws { try engine.forEachRecord(body) }
+
+    /// Syncs, writes the index snapshot for a fast reopen and releases the lock. Every later
+    /// call throws `closed`. Closing twice is not an error.
+    public func close() throws { try engine.close() }
+
+    deinit { try? engine.close() }
+}
+
+/// One record to append, before encoding.
+struct PendingRecord: Sendable {
+    var flags: RecordFlags
+    var space: UInt32
+    var key: [UInt8]
+    var value: [UInt8]
+    var expiresAtMillis: UInt64?
+}
