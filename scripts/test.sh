@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up and runs the whole test suite (debug build). Long soak runs are opt-in:
+#   LOGSTORE_CRASH_CYCLES=1000 scripts/test.sh    # the kill -9 crash campaign, 1000 cycles
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+swift build --build-tests
+swift test --skip-build
