@@ -39,7 +39,8 @@ final class Segment: @unchecked Sendable {
     /// Creates a new segment file holding only its header, reserving `initialAllocation` bytes
     /// and mapping `capacity` bytes for appends.
     static func create(path: String, id: UInt32, flags: UInt32, capacity: Int, initialAllocation: Int) throws -> Segment {
-        let file = try SystemFile(path: path, flags: O_RDWR | O_CREAT | O_TRUNC)
+        // O_EXCL: ids are never reused, so an existing file means a bug, not something to overwrite.
+        let file = try SystemFile(path: path, flags: O_RDWR | O_CREAT | O_EXCL)
         let header = SegmentHeader(segmentID: id, flags: flags, createdMillis: Clock.nowMillis())
         let allocation = min(capacity, max(initialAllocation, SegmentHeader.size))
         try file.allocate(offset: 0, length: allocation)
