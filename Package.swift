@@ -22,7 +22,10 @@ let package = Package(
             name: "ustore",
             dependencies: ["UnifiedStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum"]),
+        // The child process of the crash tests: writes, prints what it acknowledged, gets killed.
+        .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore"], path: "Tests/CrashWriter"),
+        .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer"]),
+        .testTarget(name: "UstoreTests", dependencies: ["ustore", "LogStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

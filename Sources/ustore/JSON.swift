@@ -1,0 +1,71 @@
+/// A JSON value with a deterministic text form: no whitespace, object members sorted by the
+/// bytes of their names, strings escaped per RFC 8259 (quotes, backslashes and every control
+/// character), everything else written as UTF-8.
+enum JSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case unsigned(UInt64)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    /// An `Int` count.
+    static func int(_ value: Int) -> JSON { .integer(Int64(value)) }
+
+    /// The serialized text.
+    var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    /// Appends the serialized text to `out`.
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .integer(let value): out += String(value)
+        case .unsigned(let value): out += String(value)
+        case .string(let value): JSON.writeString(value, to: &out)
+        case .array(let elements):
+            out += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out += "," }
+                element.write(to: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            let names = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for (index, name) in names.enumerated() {
+                if index > 0 { out += "," }
+                JSON.writeString(name, to: &out)
+                out += ":"
+                members[name, default: .null].write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// Appends `value` as a quoted, escaped JSON string.
+    static func writeString(_ value: String, to out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            case let control where control.value < 0x20:
+                let hex = String(control.value, radix: 16, uppercase: false)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
