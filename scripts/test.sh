@@ -6,3 +6,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests
 swift test --skip-build
+# FORMAT.md audit: an independent reader written from FORMAT.md alone must agree with the engine.
+bash tools/check_format.sh "$(swift build --show-bin-path)/ustore"

@@ -44,12 +44,20 @@ extension StoreEngine {
         }
         var relocations: [Relocation] = []
         var expired: [(tag: UInt32, location: RecordLocation)] = []
+        // Set when an input holds bytes that are not valid records: a keydir entry pointing there
+        // (loaded from a snapshot) cannot be copied and must not outlive its segment.
+        var damaged = false
         let produced: [CompactionOutput.Produced]
         do {
             for segment in inputs {
                 var scanner = SegmentScanner(base: segment.base, limit: segment.length)
+                defer { if !scanner.tailIsClean { damaged = true } }
                 while let event = scanner.next() {
-                    guard case .record(let offset, let header) = event, !header.flags.contains(.tombstone) else { continue }
+                    guard case .record(let offset, let header) = event else {
+                        damaged = true
+                        continue
+                    }
+                    guard !header.flags.contains(.tombstone) else { continue }
                     let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
                     let tag = KeyDir.tag(of: KeyDir.hash(space: header.space, key: key))
                     let location = RecordLocation(segment: segment.id, offset: UInt32(offset))
@@ -59,7 +67,7 @@ extension StoreEngine {
                         expired.append((tag, location))
                         continue
                     }
-                    let flags = header.flags.subtracting(.batchContinues)
+                    let flags = header.flags.subtracting(RecordFlags.batchFlags)
                     let new = try output.append(segment.base + offset, length: header.totalLength,
                                                 flags: flags == header.flags ? nil : flags)
                     relocations.append(Relocation(tag: tag, old: location, new: new, length: header.totalLength))
@@ -92,6 +100,10 @@ extension StoreEngine {
                     }
                     for item in expired {
                         if let slot = keydir.find(tag: item.tag, location: item.location) { keydir.remove(at: slot) }
+                    }
+                    if damaged {
+                        let inputIDs = Set(inputs.map(\.id))
+                        keydir.removeAll { inputIDs.contains($0.segment) }
                     }
                     for segment in inputs { segments.remove(segment.id) }
                 }

@@ -94,12 +94,12 @@ extension StoreEngine {
                     }
                     let offset = Int(entry.offset)
                     guard let header = RecordCodec.validRecord(base, at: offset, limit: segments.limit(of: entry.segment)) else {
-                        problems.append("\(StoreFileName.segment(entry.segment)): keydir entry points at an invalid record at offset \(offset)")
+                        problems.append("\(segmentPath(entry.segment)): keydir entry points at an invalid record at offset \(offset)")
                         return
                     }
                     let key = UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)
                     if KeyDir.tag(of: KeyDir.hash(space: header.space, key: key)) != entry.tag || header.flags.contains(.tombstone) {
-                        problems.append("\(StoreFileName.segment(entry.segment)): keydir entry does not match the record at offset \(offset)")
+                        problems.append("\(segmentPath(entry.segment)): keydir entry does not match the record at offset \(offset)")
                     }
                 }
             }

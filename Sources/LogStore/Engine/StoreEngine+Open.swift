@@ -10,9 +10,14 @@ extension StoreEngine {
         } else {
             try Directory.create(directory)
         }
-        let lock = try SystemFile(path: path(of: StoreFileName.lock), flags: readOnly ? O_RDONLY | O_CREAT : O_RDWR | O_CREAT)
-        guard try lock.tryLock(exclusive: !readOnly) else { throw StoreError.locked(url) }
-        lockFile = lock
+        // A read-only opener writes nothing, not even the lock file: with no LOCK there is no
+        // writer to exclude (every writer creates it first).
+        let lockPath = path(of: StoreFileName.lock)
+        if !readOnly || Directory.exists(lockPath) {
+            let lock = try SystemFile(path: lockPath, flags: readOnly ? O_RDONLY : O_RDWR | O_CREAT)
+            guard try lock.tryLock(exclusive: !readOnly) else { throw StoreError.locked(url) }
+            lockFile = lock
+        }
 
         let pendingCommit = try finishInterruptedCompaction()
         let opened = try openSegments(pendingCommit: pendingCommit)
@@ -45,7 +50,15 @@ extension StoreEngine {
             }
         }
         if options.readOnly { return commit }
-        if let commit {
+        if let commit, let missing = commit.newSegments.first(where: { id in
+            !Directory.exists(segmentPath(id)) && !Directory.exists(segmentPath(id) + StoreFileName.temporarySuffix)
+        }) {
+            // Cannot happen unless a file was removed by hand; keeping the inputs loses nothing.
+            recoveryReport.append("compaction commit names missing output segment \(missing): kept its input segments")
+            for id in commit.newSegments where Directory.exists(segmentPath(id) + StoreFileName.temporarySuffix) {
+                try Directory.rename(segmentPath(id) + StoreFileName.temporarySuffix, segmentPath(id))
+            }
+        } else if let commit {
             for id in commit.newSegments {
                 let final = segmentPath(id)
                 if Directory.exists(final + StoreFileName.temporarySuffix) {
@@ -111,9 +124,10 @@ extension StoreEngine {
             }
         }
         // The active segment is the newest one the write path made (compaction outputs are
-        // never appended to). Reopen it writable with room to grow.
-        if !options.readOnly, let index = opened.lastIndex(where: { !$0.header.isCompactionOutput }),
-           opened[index].length < options.segmentSize {
+        // never appended to). Reopen it writable with room to grow, whatever its file size: a
+        // new segment's file is reserved up front (up to a whole segment), and replay can cut a
+        // torn tail only in the active segment. When it is full the next write rolls.
+        if !options.readOnly, let index = opened.lastIndex(where: { !$0.header.isCompactionOutput }) {
             let writable = try Segment.open(path: opened[index].path, writable: true, capacity: options.segmentSize)
             opened[index] = writable
             active = writable
@@ -194,35 +208,28 @@ extension StoreEngine {
             let fileLength = segment.length
             segments.setLimit(fileLength, of: segment.id)
             var scanner = SegmentScanner(base: segment.base, limit: fileLength, from: start)
-            var pending: [(offset: Int, header: RecordHeader)] = []
-            let batchesApply = !segment.header.isCompactionOutput
+            // Compaction outputs hold only committed records and never form batches.
+            var batches = segment.header.isCompactionOutput ? nil : BatchAssembler()
             while let event = scanner.next() {
                 switch event {
                 case .record(let offset, let header):
                     segment.recordCount += 1
                     maxSequence = max(maxSequence, header.sequence)
-                    if batchesApply && header.flags.contains(.batchContinues) {
-                        pending.append((offset, header))
-                        continue
+                    let write = batches?.add(offset: offset, header: header) ?? [(offset, header)]
+                    for member in write {
+                        applyRecovered(segment: segment, offset: member.offset, header: member.header, tombstones: &tombstones)
                     }
-                    for member in pending { applyRecovered(segment: segment, offset: member.offset, header: member.header, tombstones: &tombstones) }
-                    pending.removeAll()
-                    applyRecovered(segment: segment, offset: offset, header: header, tombstones: &tombstones)
                 case .corrupt(let range):
                     recoveryReport.append("\(segment.path): skipped corrupt bytes \(range.lowerBound)..<\(range.upperBound)")
-                    if !pending.isEmpty {
-                        recoveryReport.append("\(segment.path): dropped a batch of \(pending.count) records broken by corruption at \(pending[0].offset)")
-                        pending.removeAll()
-                    }
+                    batches?.corruption()
                 }
             }
             var validEnd = scanner.validEnd
-            if let first = pending.first {
-                recoveryReport.append("\(segment.path): dropped an incomplete batch of \(pending.count) records at offset \(first.offset)")
-                validEnd = first.offset
-            }
+            let incompleteBatchStart = batches?.finish()
+            if let start = incompleteBatchStart { validEnd = start }
+            for line in batches?.dropped ?? [] { recoveryReport.append("\(segment.path): \(line)") }
             if segment === active {
-                if !scanner.tailIsClean || !pending.isEmpty {
+                if !scanner.tailIsClean || incompleteBatchStart != nil {
                     if scanner.tailIsClean == false {
                         recoveryReport.append("\(segment.path): cut a torn tail at offset \(validEnd) (\(fileLength - validEnd) bytes)")
                     }

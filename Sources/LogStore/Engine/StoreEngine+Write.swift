@@ -48,6 +48,7 @@ extension StoreEngine {
         var index = 0
         for record in records {
             var recordFields = fields(of: record, sequence: nextSequence)
+            if index > 0 { recordFields.flags.insert(.batchFollower) }
             index += 1
             if index < records.count { recordFields.flags.insert(.batchContinues) }
             offset += record.key.withUnsafeBytes { key in

@@ -108,7 +108,6 @@ enum RecordCodec {
     static func decodeHeader(_ base: UnsafeRawPointer, at offset: Int, limit: Int) -> RecordHeader? {
         guard limit - offset >= checksumSize + 5 else { return nil }
         let flags = RecordFlags(rawValue: base.load(fromByteOffset: offset + checksumSize, as: UInt8.self))
-        guard RecordFlags.known.isSuperset(of: flags) else { return nil }
         guard !(flags.contains(.encrypted) && flags.contains(.customCrypt)) else { return nil }
         var at = offset + checksumSize + 1
         guard let sequence = Varint.read(base, at: at, limit: limit), sequence.value != 0 else { return nil }

@@ -1,5 +1,4 @@
-/// The flag byte of a record (FORMAT.md, "Records"). Bit 7 is reserved: a record with it set is
-/// not valid in format version 1.
+/// The flag byte of a record (FORMAT.md, "Records").
 struct RecordFlags: OptionSet, Sendable, Hashable {
     let rawValue: UInt8
 
@@ -18,5 +17,12 @@ struct RecordFlags: OptionSet, Sendable, Hashable {
     /// The value may be dropped by the cache cleaner.
     static let purgeable = RecordFlags(rawValue: 0x40)
 
-    static let known: RecordFlags = [.tombstone, .hasExpiry, .batchContinues, .compressed, .encrypted, .customCrypt, .purgeable]
+    /// The record is not the first of its batch. With `batchContinues` this makes batches
+    /// self-delimiting: after lost bytes, records of a batch whose start was lost are recognised
+    /// (they carry this flag) and dropped, so a batch never half-applies.
+    static let batchFollower = RecordFlags(rawValue: 0x80)
+
+    static let known: RecordFlags = [.tombstone, .hasExpiry, .batchContinues, .compressed, .encrypted, .customCrypt, .purgeable, .batchFollower]
+    /// The flags that only mean something inside a write batch.
+    static let batchFlags: RecordFlags = [.batchContinues, .batchFollower]
 }

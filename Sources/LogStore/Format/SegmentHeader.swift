@@ -57,9 +57,13 @@ enum StoreFileName {
         return String(repeating: "0", count: max(0, 8 - hex.count)) + hex + ".seg"
     }
 
-    /// The id of a segment file name (`0000002a.seg` is 42), or nil for any other name.
+    /// The id of a segment file name (`0000002a.seg` is 42), or nil for any other name:
+    /// exactly 8 lowercase hexadecimal digits, not all zero, then `.seg`.
     static func segmentID(of name: String) -> UInt32? {
-        guard name.count == 12, name.hasSuffix(".seg") else { return nil }
-        return UInt32(name.prefix(8), radix: 16)
+        let utf8 = Array(name.utf8)
+        guard utf8.count == 12, name.hasSuffix(".seg"),
+              utf8[..<8].allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
+              let id = UInt32(name.prefix(8), radix: 16), id != 0 else { return nil }
+        return id
     }
 }

@@ -1,0 +1,1135 @@
+#!/usr/bin/env python3
+"""Independent reader of a LogStore directory, written from FORMAT.md alone.
+
+Usage:
+  read_store.py DIR                   live keys as JSON lines, sorted by (space, key bytes)
+  read_store.py --records DIR         every valid record of every segment read, in
+                                      segment-id then file order
+  read_store.py --check-snapshot DIR  compare index.snapshot with the segments; exit 1 on
+                                      any disagreement
+  read_store.py --selftest [--format FORMAT.md]
+                                      check FORMAT.md's test vectors and worked example
+Options:
+  --now MS      the "current time" for expiry, in ms since 1970 (default: the clock)
+  --format PATH FORMAT.md to use for --selftest (default: ../FORMAT.md next to this script)
+
+Problems found while reading (corrupt ranges, torn tails, dropped incomplete batches,
+unreadable files, ...) are written to stderr, one per line, prefixed "read_store: ".
+The reader never changes anything in the directory.
+
+Dependency-free, Python 3.11.
+"""
+
+import base64
+import json
+import os
+import re
+import sys
+import time
+
+MASK64 = (1 << 64) - 1
+
+# ---------------------------------------------------------------------------
+# CRC-32C (Castagnoli), reflected polynomial 0x82F63B78, init/xorout 0xFFFFFFFF.
+
+def _make_crc_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+_CRC_TABLE = _make_crc_table()
+
+
+def _make_slice_tables():
+    # slicing-by-8: T[k][b] is the CRC state after byte b followed by k zero bytes
+    tables = [_CRC_TABLE]
+    for k in range(1, 8):
+        prev = tables[-1]
+        tables.append([(prev[i] >> 8) ^ _CRC_TABLE[prev[i] & 0xFF] for i in range(256)])
+    return tables
+
+_T = _make_slice_tables()
+
+
+def crc32c(data, start=0, end=None):
+    if end is None:
+        end = len(data)
+    crc = 0xFFFFFFFF
+    mv = memoryview(data)[start:end]
+    n = len(mv)
+    n8 = n - n % 8
+    t0, t1, t2, t3, t4, t5, t6, t7 = _T
+    frm = int.from_bytes
+    for i in range(0, n8, 8):
+        w = frm(mv[i:i + 8], "little") ^ crc
+        crc = (t7[w & 0xFF] ^ t6[(w >> 8) & 0xFF] ^ t5[(w >> 16) & 0xFF] ^ t4[(w >> 24) & 0xFF]
+               ^ t3[(w >> 32) & 0xFF] ^ t2[(w >> 40) & 0xFF] ^ t1[(w >> 48) & 0xFF] ^ t0[w >> 56])
+    t = _CRC_TABLE
+    for b in mv[n8:]:
+        crc = t[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def crc32c_bytewise(data):
+    """The plain one-byte-at-a-time definition, used by --selftest to check crc32c()."""
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+# ---------------------------------------------------------------------------
+# Little-endian integers and varints.
+
+def u16(d, p):
+    return d[p] | (d[p + 1] << 8)
+
+
+def u32(d, p):
+    return int.from_bytes(d[p:p + 4], "little")
+
+
+def u64(d, p):
+    return int.from_bytes(d[p:p + 8], "little")
+
+
+class Truncated(Exception):
+    pass
+
+
+class BadVarint(Exception):
+    pass
+
+
+def read_varint(d, p, end):
+    """Unsigned LEB128, at most 10 bytes, value must fit in 64 bits.
+    Returns (value, new position). Raises Truncated / BadVarint."""
+    v = 0
+    shift = 0
+    for i in range(10):
+        if p >= end:
+            raise Truncated()
+        b = d[p]
+        p += 1
+        v |= (b & 0x7F) << shift
+        if b < 0x80:
+            if v > MASK64:
+                raise BadVarint()
+            return v, p
+        shift += 7
+    raise BadVarint()
+
+
+def zigzag_decode(z):
+    # inverse of (d << 1) ^ (d >> 63) on 64 bits (arithmetic shift)
+    return (z >> 1) ^ -(z & 1)
+
+# ---------------------------------------------------------------------------
+# The key hash.
+
+K0 = 0x9E3779B97F4A7C15
+K1 = 0xC2B2AE3D27D4EB4F
+K2 = 0x165667B19E3779F9
+K3 = 0xD6E8FEB86659FD93
+
+
+def _fold(a, b):
+    p = (a & MASK64) * (b & MASK64)
+    return (p & MASK64) ^ (p >> 64)
+
+
+def _le64(d, p, n):
+    return int.from_bytes(bytes(d[p:p + n]), "little")
+
+
+def hash64(data, seed):
+    n = len(data)
+    h = (seed & MASK64) ^ _fold(K0 ^ n, K1)
+    p = 0
+    r = n
+    while r > 16:
+        h = _fold(_le64(data, p, 8) ^ K1, _le64(data, p + 8, 8) ^ h)
+        p += 16
+        r -= 16
+    if r > 8:
+        a = _le64(data, p, 8)
+        b = _le64(data, p + 8, r - 8)
+    else:
+        a = _le64(data, p, r)
+        b = 0
+    h = _fold(a ^ K2, b ^ h ^ K3)
+    return _fold(h ^ K0, n ^ K1)
+
+
+def key_hash(space, key):
+    return hash64(key, (space * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & MASK64)
+
+
+def tag_of(space, key):
+    t = key_hash(space, key) >> 32
+    return t if t != 0 else 1
+
+# ---------------------------------------------------------------------------
+# Problem reporting.
+
+class Reporter:
+    def __init__(self, stream=sys.stderr, quiet=False):
+        self.stream = stream
+        self.quiet = quiet
+        self.lines = []
+
+    def __call__(self, msg):
+        self.lines.append(msg)
+        if not self.quiet:
+            print("read_store: " + msg, file=self.stream)
+
+# ---------------------------------------------------------------------------
+# Segments.
+
+SEG_MAGIC = b"USEG"
+SEG_HEADER_SIZE = 32
+
+F_TOMBSTONE = 0x01
+F_EXPIRY = 0x02
+F_BATCH = 0x04
+F_COMPRESSED = 0x08
+F_ENCRYPTED = 0x10
+F_CUSTOM = 0x20
+F_PURGEABLE = 0x40
+F_FOLLOWER = 0x80
+
+MAX_KEY = 65536
+MAX_VALUE = 1 << 30
+
+
+class Record:
+    __slots__ = ("segment", "offset", "length", "flags", "sequence", "space", "key",
+                 "value", "expiry", "key_id", "nonce", "raw_length", "checksum")
+
+    @property
+    def end(self):
+        return self.offset + self.length
+
+    def is_tombstone(self):
+        return bool(self.flags & F_TOMBSTONE)
+
+    def is_expired(self, now_ms):
+        return bool(self.flags & F_EXPIRY) and self.expiry <= now_ms
+
+
+def parse_record(d, off, end, segment=0):
+    """Returns a Record if the bytes at `off` are a valid record (FORMAT.md Recovery step 1),
+    else None. `end` is the end of the readable bytes (file length)."""
+    # cheap pre-checks: 4-byte checksum, flags, then first byte of the sequence
+    if off + 6 > end:
+        return None
+    flags = d[off + 4]
+    if (flags & F_ENCRYPTED) and (flags & F_CUSTOM):
+        return None
+    if d[off + 5] == 0:      # sequence 0 (or a non-canonical varint starting with 0x00)
+        return None
+    try:
+        p = off + 5
+        seq, p = read_varint(d, p, end)
+        space, p = read_varint(d, p, end)
+        klen, p = read_varint(d, p, end)
+        vlen, p = read_varint(d, p, end)
+        if seq == 0 or space >= (1 << 32) or klen > MAX_KEY or vlen > MAX_VALUE:
+            return None
+        if (flags & F_TOMBSTONE) and vlen != 0:
+            return None
+        expiry = None
+        key_id = None
+        nonce = None
+        raw_length = None
+        if flags & F_EXPIRY:
+            if p + 8 > end:
+                return None
+            expiry = u64(d, p)
+            p += 8
+        if flags & F_ENCRYPTED:
+            key_id, p = read_varint(d, p, end)
+            if p + 12 > end:
+                return None
+            nonce = bytes(d[p:p + 12])
+            p += 12
+        if flags & F_COMPRESSED:
+            raw_length, p = read_varint(d, p, end)
+    except (Truncated, BadVarint):
+        return None
+    rec_end = p + klen + vlen
+    if rec_end > end:
+        return None
+    stored = u32(d, off)
+    if crc32c(d, off + 4, rec_end) != stored:
+        return None
+    r = Record()
+    r.segment = segment
+    r.offset = off
+    r.length = rec_end - off
+    r.flags = flags
+    r.sequence = seq
+    r.space = space
+    r.key = bytes(d[p:p + klen])
+    r.value = bytes(d[p + klen:rec_end])
+    r.expiry = expiry
+    r.key_id = key_id
+    r.nonce = nonce
+    r.raw_length = raw_length
+    r.checksum = stored
+    return r
+
+
+class SegmentHeader:
+    __slots__ = ("version", "header_size", "segment_id", "flags", "created", "reserved",
+                 "checksum", "checksum_ok")
+
+
+def parse_segment_header(d):
+    """Returns (header or None, problem string or None)."""
+    if len(d) < SEG_HEADER_SIZE:
+        return None, "shorter than the 32-byte header (%d bytes)" % len(d)
+    if bytes(d[0:4]) != SEG_MAGIC:
+        return None, "bad magic %s" % bytes(d[0:4]).hex()
+    h = SegmentHeader()
+    h.version = u16(d, 4)
+    h.header_size = u16(d, 6)
+    h.segment_id = u32(d, 8)
+    h.flags = u32(d, 12)
+    h.created = u64(d, 16)
+    h.reserved = u32(d, 24)
+    h.checksum = u32(d, 28)
+    h.checksum_ok = crc32c(d, 0, 28) == h.checksum
+    if not h.checksum_ok:
+        return None, "header checksum mismatch (stored %08x, computed %08x)" % (
+            h.checksum, crc32c(d, 0, 28))
+    if h.version != 1:
+        return None, "unknown segment format version %d" % h.version
+    if h.header_size != SEG_HEADER_SIZE:
+        return None, "header size %d, version 1 says 32" % h.header_size
+    return h, None
+
+
+class SegmentScan:
+    def __init__(self):
+        self.name = ""
+        self.segment_id = 0
+        self.header = None
+        self.file_length = 0
+        self.records = []           # every valid record, file order
+        self.applied = []           # records of complete batches (usable)
+        self.dropped = []           # records of incomplete batches
+        self.corrupt = []           # (start, end) ranges skipped
+        self.content_end = 0        # end of the last valid record read
+        self.tail = None            # None, ("clean", off) or ("torn", off)
+        self.is_active = False
+
+
+def scan_records(d, segment_id, start, end, name, report, active_hint=None, batches=True):
+    """Recovery steps 1-3 over d[start:end]. Returns a SegmentScan (without header)."""
+    s = SegmentScan()
+    s.name = name
+    s.segment_id = segment_id
+    s.file_length = end
+    off = start
+    pending = []
+    orphan = [False]   # dropping followers of a batch whose first record was lost
+
+    def drop_pending(why):
+        if pending:
+            report("%s: incomplete batch of %d record(s) at offsets %s (sequences %s) "
+                   "dropped: %s" % (name, len(pending), ",".join(str(r.offset) for r in pending),
+                                    ",".join(str(r.sequence) for r in pending), why))
+            s.dropped.extend(pending)
+            pending.clear()
+
+    content_end = start
+    while off < end:
+        rec = parse_record(d, off, end, segment_id)
+        if rec is not None:
+            s.records.append(rec)
+            if not batches:
+                # compaction output: batch flags are ignored
+                s.applied.append(rec)
+            elif rec.flags & F_FOLLOWER:
+                if pending and pending[-1].sequence + 1 == rec.sequence:
+                    if rec.flags & F_BATCH:
+                        pending.append(rec)
+                    else:
+                        s.applied.extend(pending)
+                        s.applied.append(rec)
+                        pending.clear()
+                else:
+                    drop_pending("its next record is missing")
+                    if not orphan[0]:
+                        report("%s: records of a batch whose start was lost dropped from offset %d"
+                               % (name, rec.offset))
+                    orphan[0] = True
+                    s.dropped.append(rec)
+            else:
+                drop_pending("its last record is missing")
+                orphan[0] = False
+                if rec.flags & F_BATCH:
+                    pending.append(rec)
+                else:
+                    s.applied.append(rec)
+            off = rec.end
+            content_end = off
+            continue
+        # not a valid record: search forward for the next one
+        nxt = None
+        zeros_from = None
+        q = off + 1
+        # fast path: if everything from `off` on is zero, no record can start there
+        if d.count(0, off, end) == end - off:
+            zeros_from = off
+        else:
+            while q < end:
+                # a record's 6th byte (first byte of its sequence) is never 0
+                if q + 5 < end and d[q + 5] == 0:
+                    q += 1
+                    continue
+                r2 = parse_record(d, q, end, segment_id)
+                if r2 is not None:
+                    nxt = q
+                    break
+                q += 1
+        if nxt is None:
+            zero_tail = zeros_from is not None
+            if zero_tail:
+                s.tail = ("clean", off)
+            else:
+                s.tail = ("torn", off)
+                report("%s: torn tail: %d byte(s) from offset %d to %d are not a valid record "
+                       "and not all zero" % (name, end - off, off, end))
+            break
+        report("%s: corrupt bytes %d..<%d (%d bytes) skipped" % (name, off, nxt, nxt - off))
+        s.corrupt.append((off, nxt))
+        drop_pending("followed by corrupt bytes at offset %d" % off)
+        off = nxt
+    else:
+        s.tail = ("clean", end)
+    drop_pending("not followed by the end of its batch (segment content ends at offset %d)"
+                 % content_end)
+    s.content_end = content_end
+    return s
+
+
+def read_segment_file(path, segment_id, name, report, limit=None):
+    """Reads and scans one segment file. Returns SegmentScan or None when unreadable.
+    `limit`: only consider bytes [0, limit) (used for snapshot coverage)."""
+    try:
+        with open(path, "rb") as f:
+            d = f.read()
+    except OSError as e:
+        report("%s: unreadable: %s" % (name, e))
+        return None
+    if len(d) == 0 or d.count(0) == len(d):
+        report("%s: file is entirely zero bytes (%d bytes): a crash between creating the "
+               "segment and writing its header; an opener would remove it, skipped" % (name, len(d)))
+        return None
+    h, problem = parse_segment_header(d)
+    if h is None:
+        report("%s: header unreadable (%s): segment skipped" % (name, problem))
+        return None
+    if h.segment_id != segment_id:
+        # FORMAT.md: the header's id "equals the id in the file name"; it does not say what a
+        # reader does otherwise. Treated as an unreadable header (skipped, as the engine does).
+        report("%s: header unreadable (header says segment id %d, file name says %d): segment "
+               "skipped" % (name, h.segment_id, segment_id))
+        return None
+    if h.flags & ~1:
+        report("%s: segment flags %#x have bits other than bit 0 set" % (name, h.flags))
+    if h.reserved != 0:
+        report("%s: reserved header field is %#x, not 0" % (name, h.reserved))
+    end = len(d) if limit is None else min(limit, len(d))
+    s = scan_records(d, segment_id, SEG_HEADER_SIZE, end, name, report, batches=not (h.flags & 1))
+    s.header = h
+    s.file_length = len(d)
+    return s
+
+# ---------------------------------------------------------------------------
+# Directory, compaction commit file.
+
+# FORMAT.md says "8 lowercase hexadecimal digits"; upper-case names are accepted with a warning
+# (the document does not say what a reader does with them).
+SEG_RE = re.compile(r"^([0-9a-fA-F]{8})\.seg$")
+TMP_RE = re.compile(r"^([0-9a-fA-F]{8})\.seg\.tmp$")
+
+
+def parse_commit_file(d):
+    """Returns ((outputs, inputs), None) or (None, problem)."""
+    if len(d) < 20:
+        return None, "too short (%d bytes)" % len(d)
+    if bytes(d[0:4]) != b"UCMP":
+        return None, "bad magic %s" % bytes(d[0:4]).hex()
+    stored = u32(d, len(d) - 4)
+    computed = crc32c(d, 0, len(d) - 4)
+    if stored != computed:
+        return None, "checksum mismatch (stored %08x, computed %08x)" % (stored, computed)
+    version = u16(d, 4)
+    if version != 1:
+        return None, "unknown version %d" % version
+    if u16(d, 6) != 0:
+        pass  # reserved; tolerated
+    n = u32(d, 8)
+    m = u32(d, 12)
+    if len(d) != 16 + 4 * n + 4 * m + 4:
+        return None, "length %d does not match N=%d, M=%d (expected %d)" % (
+            len(d), n, m, 16 + 4 * n + 4 * m + 4)
+    outs = [u32(d, 16 + 4 * i) for i in range(n)]
+    ins = [u32(d, 16 + 4 * n + 4 * i) for i in range(m)]
+    return (outs, ins), None
+
+
+class Store:
+    def __init__(self, directory, report):
+        self.dir = directory
+        self.report = report
+        self.seg_files = {}      # id -> name (.seg)
+        self.tmp_files = {}      # id -> name (.seg.tmp)
+        self.commit = None       # (outputs, inputs) when a valid COMPACTION exists
+        self.read_set = {}       # id -> file name actually read
+        self.scans = {}          # id -> SegmentScan
+        self.active_id = None
+
+    def list_dir(self):
+        try:
+            names = sorted(os.listdir(self.dir))
+        except OSError as e:
+            raise SystemExit("read_store: cannot list %s: %s" % (self.dir, e))
+        for n in names:
+            m = SEG_RE.match(n) or TMP_RE.match(n)
+            if m and m.group(1) != m.group(1).lower():
+                self.report("%s: segment file name is not lowercase hexadecimal as FORMAT.md "
+                            "says; read anyway" % n)
+            m = SEG_RE.match(n)
+            if m:
+                sid = int(m.group(1), 16)
+                if sid in self.seg_files:
+                    self.report("%s and %s name the same segment id %d: the second is ignored"
+                                % (self.seg_files[sid], n, sid))
+                    continue
+                if sid == 0:
+                    self.report("%s: segment id 0 (ids start at 1); read anyway" % n)
+                self.seg_files[sid] = n
+                continue
+            m = TMP_RE.match(n)
+            if m:
+                self.tmp_files[int(m.group(1), 16)] = n
+        cpath = os.path.join(self.dir, "COMPACTION")
+        if os.path.exists(cpath):
+            try:
+                with open(cpath, "rb") as f:
+                    cd = f.read()
+                self.commit, problem = parse_commit_file(cd)
+                if self.commit is None:
+                    self.report("COMPACTION: not valid (%s): ignored; its .tmp outputs are "
+                                "uncommitted leftovers, the inputs are kept" % problem)
+            except OSError as e:
+                self.report("COMPACTION: unreadable: %s: ignored" % e)
+
+    def choose_segments(self):
+        read = dict(self.seg_files)
+        if self.commit is not None:
+            outs, ins = self.commit
+            missing = [o for o in outs if o not in self.seg_files and o not in self.tmp_files]
+            for o in outs:
+                if o not in read and o in self.tmp_files:
+                    read[o] = self.tmp_files[o]
+            if missing:
+                self.report("COMPACTION: valid, but output segment(s) %s exist under neither "
+                            "name: inputs are read too rather than skipped"
+                            % ",".join("%08x" % o for o in missing))
+            else:
+                skipped = [i for i in ins if i in read and i not in outs]
+                for i in skipped:
+                    del read[i]
+                self.report("COMPACTION: valid commit file (outputs %s, inputs %s): an opener "
+                            "would finish it; reading outputs, skipping inputs %s" % (
+                                ",".join("%08x" % o for o in outs) or "-",
+                                ",".join("%08x" % i for i in ins) or "-",
+                                ",".join("%08x" % i for i in skipped) or "-"))
+        for tid, n in sorted(self.tmp_files.items()):
+            if read.get(tid) != n:
+                self.report("%s: uncommitted compaction leftover (no valid COMPACTION names it): "
+                            "ignored" % n)
+        self.read_set = read
+        return read
+
+    def load(self):
+        self.list_dir()
+        for sid, name in sorted(self.choose_segments().items()):
+            s = read_segment_file(os.path.join(self.dir, name), sid, name, self.report)
+            if s is not None:
+                self.scans[sid] = s
+        # the active segment: the newest (highest id) segment whose flags bit 0 is clear
+        cands = [sid for sid, s in self.scans.items() if not (s.header.flags & 1)]
+        self.active_id = max(cands) if cands else None
+        for sid, s in self.scans.items():
+            s.is_active = sid == self.active_id
+            if s.tail and s.tail[0] == "torn":
+                self.report("%s: the torn tail is in %s segment: %s" % (
+                    s.name, "the active" if s.is_active else "a sealed",
+                    "an opener would zero it from offset %d and append there"
+                    % s.content_end if s.is_active else "left as dead bytes"))
+        return self
+
+    def all_records(self):
+        for sid in sorted(self.scans):
+            for r in self.scans[sid].records:
+                yield r
+
+    def applied_records(self):
+        for sid in sorted(self.scans):
+            for r in self.scans[sid].applied:
+                yield r
+
+
+def newest_by_key(records, report=None):
+    """Highest-sequence rule. Returns {(space, key): Record}."""
+    best = {}
+    for r in records:
+        k = (r.space, r.key)
+        b = best.get(k)
+        if b is None or r.sequence > b.sequence:
+            best[k] = r
+        elif r.sequence == b.sequence and report is not None and (
+                r.flags != b.flags or r.value != b.value or r.expiry != b.expiry):
+            report("key space %d key %s: two different records with sequence %d "
+                   "(segment %d offset %d and segment %d offset %d); keeping the first"
+                   % (r.space, base64.b64encode(r.key).decode(), r.sequence,
+                      b.segment, b.offset, r.segment, r.offset))
+    return best
+
+
+def live_records(best, now_ms):
+    out = []
+    for k, r in best.items():
+        if r.is_tombstone() or r.is_expired(now_ms):
+            continue
+        out.append(r)
+    out.sort(key=lambda r: (r.space, r.key))
+    return out
+
+# ---------------------------------------------------------------------------
+# Index snapshot.
+
+class Snapshot:
+    pass
+
+
+def parse_snapshot(d):
+    """Returns (Snapshot, None) or (None, problem)."""
+    if len(d) < 52:
+        return None, "too short (%d bytes)" % len(d)
+    if bytes(d[0:4]) != b"USNP":
+        return None, "bad magic %s" % bytes(d[0:4]).hex()
+    stored = u32(d, len(d) - 4)
+    computed = crc32c(d, 0, len(d) - 4)
+    if stored != computed:
+        return None, "checksum mismatch (stored %08x, computed %08x)" % (stored, computed)
+    s = Snapshot()
+    s.version = u16(d, 4)
+    if s.version != 1:
+        return None, "unknown version %d" % s.version
+    s.reserved0 = u16(d, 6)
+    s.highest_sequence = u64(d, 8)
+    s.next_segment_id = u32(d, 16)
+    s.active_id = u32(d, 20)
+    s.active_length = u32(d, 24)
+    s.segment_count = u32(d, 28)
+    s.entry_count = u64(d, 32)
+    s.capacity = u32(d, 40)
+    s.reserved1 = u32(d, 44)
+    end = len(d) - 4
+    p = 48
+    if p + 24 * s.segment_count > end:
+        return None, "segment table (%d segments) runs past the end" % s.segment_count
+    s.segments = []
+    for i in range(s.segment_count):
+        s.segments.append({"id": u32(d, p), "length": u32(d, p + 4), "live_bytes": u64(d, p + 8),
+                           "record_count": u32(d, p + 16), "reserved": u32(d, p + 20)})
+        p += 24
+    s.entries = []
+    prev = 0
+    try:
+        for i in range(s.entry_count):
+            z, p = read_varint(d, p, end)
+            seg, p = read_varint(d, p, end)
+            off, p = read_varint(d, p, end)
+            tag = prev + zigzag_decode(z)
+            if not (0 <= tag < (1 << 32)):
+                return None, "entry %d: tag %d out of 32-bit range" % (i, tag)
+            s.entries.append((tag, seg, off))
+            prev = tag
+    except Truncated:
+        return None, "entries run past the checksum (%d of %d parsed)" % (len(s.entries),
+                                                                       s.entry_count)
+    except BadVarint:
+        return None, "entry %d: bad varint" % len(s.entries)
+    if p != end:
+        return None, "%d unexplained byte(s) between the last entry and the checksum" % (end - p)
+    return s, None
+
+
+def check_snapshot(directory, now_ms, report):
+    """Returns exit status (0 agree / no snapshot, 1 disagree). Prints findings on stdout."""
+    out = []
+    bad = []
+
+    def say(msg):
+        out.append(msg)
+        print(msg)
+
+    def fail(msg):
+        bad.append(msg)
+        print("DISAGREE: " + msg)
+
+    path = os.path.join(directory, "index.snapshot")
+    if not os.path.exists(path):
+        say("no index.snapshot: nothing to check")
+        return 0
+    with open(path, "rb") as f:
+        d = f.read()
+    snap, problem = parse_snapshot(d)
+    if snap is None:
+        fail("index.snapshot unusable: %s (an opener would ignore it and read every segment)"
+             % problem)
+        return 1
+    say("snapshot: version %d, highest sequence %d, next segment id %d, active %s length %d, "
+        "%d segment(s), %d entries, capacity hint %d" % (
+            snap.version, snap.highest_sequence, snap.next_segment_id,
+            "none" if snap.active_id == 0xFFFFFFFF else str(snap.active_id),
+            snap.active_length, snap.segment_count, snap.entry_count, snap.capacity))
+    if snap.reserved0 or snap.reserved1:
+        say("note: reserved snapshot fields are not 0 (%#x, %#x)" % (snap.reserved0, snap.reserved1))
+
+    store = Store(directory, report)
+    store.list_dir()
+    listed = {s["id"]: s for s in snap.segments}
+    # --- "When a snapshot may be used"
+    for sid, s in sorted(listed.items()):
+        name = store.seg_files.get(sid)
+        if name is None:
+            fail("listed segment %08x.seg does not exist" % sid)
+            continue
+        flen = os.path.getsize(os.path.join(directory, name))
+        if sid == snap.active_id:
+            if flen < s["length"]:
+                fail("active segment %s is %d bytes, shorter than the listed %d"
+                     % (name, flen, s["length"]))
+            if s["length"] != snap.active_length:
+                fail("active segment %s: listed length %d differs from the header's active "
+                     "segment length %d" % (name, s["length"], snap.active_length))
+        elif flen != s["length"]:
+            fail("sealed segment %s is %d bytes, listed as %d" % (name, flen, s["length"]))
+        if sid >= snap.next_segment_id:
+            fail("listed segment %08x is not below next segment id %d" % (sid, snap.next_segment_id))
+    if snap.active_id != 0xFFFFFFFF and snap.active_id not in listed:
+        fail("active segment id %d is not in the segment list" % snap.active_id)
+    if len(listed) != len(snap.segments):
+        fail("segment list has duplicate ids")
+    for sid, name in sorted(store.seg_files.items()):
+        if sid not in listed and sid < snap.next_segment_id:
+            fail("unlisted segment %s has an id below next segment id %d" % (name, snap.next_segment_id))
+    if bad:
+        say("the snapshot is not usable: an opener would ignore it")
+
+    # --- the state the snapshot covers: listed segments, the active one up to its listed length
+    covered = {}
+    for sid, s in sorted(listed.items()):
+        name = store.seg_files.get(sid)
+        if name is None:
+            continue
+        limit = s["length"] if sid == snap.active_id else None
+        sc = read_segment_file(os.path.join(directory, name), sid, name, report, limit=limit)
+        if sc is None:
+            fail("listed segment %s is unreadable" % name)
+            continue
+        covered[sid] = sc
+        nrec = len(sc.records)
+        if s["record_count"] != nrec:
+            say("note: %s: snapshot record count %d, segment holds %d valid record(s) in the "
+                "covered range (FORMAT.md does not define this field precisely; not a failure)"
+                % (name, s["record_count"], nrec))
+    best = newest_by_key((r for sid in sorted(covered) for r in covered[sid].applied), report)
+    by_loc = {}
+    for sid, sc in covered.items():
+        for r in sc.applied:
+            by_loc[(sid, r.offset)] = r
+    max_seq = max((r.sequence for sc in covered.values() for r in sc.records), default=0)
+    if snap.highest_sequence < max_seq:
+        fail("highest sequence %d is below a covered record's sequence %d"
+             % (snap.highest_sequence, max_seq))
+
+    seen_keys = {}
+    tolerated = 0
+    live_bytes = {}
+    for i, (tag, sid, off) in enumerate(snap.entries):
+        r = by_loc.get((sid, off))
+        where = "entry %d (tag %08x, segment %d, offset %d)" % (i, tag, sid, off)
+        if r is None:
+            fail("%s: no valid, committed record starts there in the covered segments" % where)
+            continue
+        k = (r.space, r.key)
+        kdesc = "space %d key %s" % (r.space, json.dumps(r.key.decode("utf-8", "replace")))
+        t = tag_of(r.space, r.key)
+        if t != tag:
+            fail("%s: tag differs from the key hash tag %08x of its record (%s)" % (where, t, kdesc))
+        if k in seen_keys:
+            fail("%s: second entry for %s (first: entry %d)" % (where, kdesc, seen_keys[k]))
+        seen_keys[k] = i
+        if r.is_tombstone():
+            fail("%s: points at a tombstone (%s)" % (where, kdesc))
+        b = best[k]
+        if b.sequence != r.sequence:
+            fail("%s: points at sequence %d of %s, but the newest covered record is sequence %d "
+                 "(segment %d offset %d)" % (where, r.sequence, kdesc, b.sequence, b.segment, b.offset))
+        if r.is_expired(now_ms):
+            tolerated += 1
+            say("tolerated: %s: %s expired at %d ms (now %d); the snapshot has no timestamp, "
+                "so it may have been live when written" % (where, kdesc, r.expiry, now_ms))
+        live_bytes[sid] = live_bytes.get(sid, 0) + r.length
+    for k, b in sorted(best.items()):
+        if b.is_tombstone() or k in seen_keys:
+            continue
+        kdesc = "space %d key %s" % (k[0], json.dumps(k[1].decode("utf-8", "replace")))
+        if b.is_expired(now_ms):
+            tolerated += 1
+            say("tolerated: expired %s (sequence %d) has no entry" % (kdesc, b.sequence))
+            continue
+        fail("live %s (sequence %d, segment %d offset %d) has no entry"
+             % (kdesc, b.sequence, b.segment, b.offset))
+    for sid, s in sorted(listed.items()):
+        if sid in covered and s["live_bytes"] != live_bytes.get(sid, 0):
+            say("note: %08x.seg: snapshot live bytes %d, entries point at %d record byte(s) there "
+                "(FORMAT.md does not define this field precisely; not a failure)"
+                % (sid, s["live_bytes"], live_bytes.get(sid, 0)))
+
+    # --- what the snapshot does not cover (an opener replays it)
+    uncovered = 0
+    for sid, name in sorted(store.seg_files.items()):
+        if sid in listed and sid != snap.active_id:
+            continue
+        sc = read_segment_file(os.path.join(directory, name), sid, name, lambda m: None)
+        if sc is None:
+            continue
+        start = listed[sid]["length"] if sid in listed else 0
+        uncovered += sum(1 for r in sc.records if r.offset >= start)
+    if uncovered:
+        say("note: %d record(s) are after the snapshot's coverage; an opener replays them" % uncovered)
+
+    if bad:
+        say("snapshot check FAILED: %d disagreement(s)" % len(bad))
+        return 1
+    say("snapshot OK: %d entries match the covered segments%s" % (
+        len(snap.entries), " (%d expired key(s) tolerated)" % tolerated if tolerated else ""))
+    return 0
+
+# ---------------------------------------------------------------------------
+# Output helpers.
+
+def b64(b):
+    return base64.b64encode(b).decode("ascii")
+
+
+def dumps(obj):
+    return json.dumps(obj, separators=(",", ":"))
+
+# ---------------------------------------------------------------------------
+# Self-test against FORMAT.md.
+
+class SelfTestFailure(Exception):
+    pass
+
+
+def selftest(format_path):
+    failures = []
+    passed = [0]
+
+    def check(cond, msg):
+        if cond:
+            passed[0] += 1
+        else:
+            failures.append(msg)
+            print("FAIL: " + msg)
+
+    with open(format_path, encoding="utf-8") as f:
+        doc = f.read()
+
+    # --- CRC-32C
+    m = re.search(r"check value of the nine ASCII\s+bytes `123456789` is `0x([0-9A-Fa-f]{8})`", doc)
+    check(m is not None, "CRC check value sentence not found in FORMAT.md")
+    if m:
+        check(crc32c(b"123456789") == int(m.group(1), 16),
+              "crc32c('123456789') = %08x, doc says %s" % (crc32c(b"123456789"), m.group(1)))
+    check(crc32c(b"") == 0, "crc32c of no bytes is not 0")
+    if m:
+        check(crc32c_bytewise(b"123456789") == int(m.group(1), 16), "bit-wise CRC-32C check value")
+    sample = bytes((i * 131 + 7) & 0xFF for i in range(1000))
+    for a, b_ in ((0, 1000), (3, 17), (5, 5), (1, 999), (0, 8), (2, 10)):
+        check(crc32c(sample, a, b_) == crc32c_bytewise(sample[a:b_]),
+              "sliced CRC-32C differs from the bit-wise one on bytes %d..<%d" % (a, b_))
+
+    # --- hash64 vectors
+    vecs = re.findall(r'hash64\("([^"]*)", 0\) =\s*\n?\s*0x([0-9a-fA-F]{16})', doc)
+    check(len(vecs) == 5, "expected 5 hash64 test vectors in FORMAT.md, found %d" % len(vecs))
+    for s, h in vecs:
+        got = hash64(s.encode(), 0)
+        check(got == int(h, 16), 'hash64("%s", 0) = %016x, doc says %s' % (s, got, h))
+
+    # --- key hash vectors
+    m = re.search(r'key hash of\s+"([^"]+)" in space (\d+) = `0x([0-9a-fA-F]{16})` \(tag '
+                  r'`0x([0-9a-fA-F]{8})`\), in space (\d+) =\s*`0x([0-9a-fA-F]{16})`', doc)
+    check(m is not None, "key-hash test vector sentence not found in FORMAT.md")
+    if m:
+        key = m.group(1).encode()
+        s1, h1, t1, s2, h2 = int(m.group(2)), int(m.group(3), 16), int(m.group(4), 16), \
+            int(m.group(5)), int(m.group(6), 16)
+        check(key_hash(s1, key) == h1, "key hash(%s, space %d) = %016x, doc says %016x"
+              % (key, s1, key_hash(s1, key), h1))
+        check(tag_of(s1, key) == t1, "tag(%s, space %d) = %08x, doc says %08x"
+              % (key, s1, tag_of(s1, key), t1))
+        check(key_hash(s2, key) == h2, "key hash(%s, space %d) = %016x, doc says %016x"
+              % (key, s2, key_hash(s2, key), h2))
+
+    # --- zigzag (both directions, 64-bit)
+    for dlt in (0, -1, 1, -2, 2, 2**31, -(2**32 - 1), 2**32 - 1):
+        z = ((dlt << 1) ^ (dlt >> 63)) & MASK64
+        check(zigzag_decode(z) == dlt, "zigzag round trip of %d" % dlt)
+    check(((-1 << 1) ^ (-1 >> 63)) & MASK64 == 1, "zigzag(-1) != 1")
+
+    # --- varint examples in the conventions
+    check(read_varint(bytes([0x01]), 0, 1)[0] == 1, "varint 01 != 1")
+    check(read_varint(bytes([0xAC, 0x02]), 0, 2)[0] == 300, "varint AC 02 != 300")
+
+    # --- worked example hex dump
+    def hex_block(name):
+        mm = re.search(r"<!-- %s-hex-begin -->\s*```[^\n]*\n(.*?)```\s*<!-- %s-hex-end -->"
+                       % (name, name), doc, re.S)
+        if mm is None:
+            raise SelfTestFailure("block %s-hex not found" % name)
+        lines = []
+        for line in mm.group(1).splitlines():
+            if not line.strip():
+                continue
+            lm = re.match(r"^([0-9a-fA-F]{8}): ((?:[0-9a-fA-F]{2} )*[0-9a-fA-F]{2})(?:  (.*))?$", line)
+            if lm is None:
+                raise SelfTestFailure("unparsable hex line in %s block: %r" % (name, line))
+            lines.append((int(lm.group(1), 16), bytes.fromhex(lm.group(2)), lm.group(3) or ""))
+        return lines
+
+    try:
+        hdr_lines = hex_block("header")
+        rec_lines = hex_block("records")
+    except SelfTestFailure as e:
+        check(False, str(e))
+        hdr_lines, rec_lines = [], []
+    image = bytearray()
+    for off, data, comment in hdr_lines + rec_lines:
+        check(off == len(image), "hex line at offset %08x, but the bytes before it end at %08x"
+              % (off, len(image)))
+        image += data
+    m = re.search(r"`00000001\.seg`, (\d+) bytes", doc)
+    check(m is not None, "segment size sentence not found")
+    if m:
+        check(len(image) == int(m.group(1)), "hex dump is %d bytes, prose says %s"
+              % (len(image), m.group(1)))
+
+    h, problem = parse_segment_header(image)
+    check(h is not None, "worked-example header does not parse: %s" % problem)
+    if h is not None:
+        check(h.checksum_ok, "worked-example header checksum invalid")
+        check(h.segment_id == 1 and h.flags == 0 and h.version == 1 and h.header_size == 32,
+              "worked-example header fields: id %d flags %d version %d size %d"
+              % (h.segment_id, h.flags, h.version, h.header_size))
+        mc = re.search(r"created (\d+) ms", hdr_lines[-1][2] if hdr_lines else "")
+        if mc:
+            check(h.created == int(mc.group(1)), "created %d, comment says %s"
+                  % (h.created, mc.group(1)))
+
+    quiet = Reporter(quiet=True)
+    scan = scan_records(bytes(image), 1, 32, len(image), "worked-example", quiet)
+    check(not quiet.lines, "problems decoding the worked example: %s" % quiet.lines)
+    check(len(scan.records) == len(rec_lines) == 5,
+          "expected 5 records, decoded %d (hex lines %d)" % (len(scan.records), len(rec_lines)))
+    check([r.offset for r in scan.records] == [o for o, _, _ in rec_lines],
+          "record offsets %s differ from the hex lines' offsets %s"
+          % ([r.offset for r in scan.records], [o for o, _, _ in rec_lines]))
+    recs = scan.records
+    if len(recs) == 5:
+        check([r.sequence for r in recs] == [1, 2, 3, 4, 5], "sequences are not 1..5")
+        r1, r2, r3, r4, r5 = recs
+        check(r1.key == b"greeting" and r1.value == b"hello" and r1.flags == 0 and r1.space == 0,
+              "record 1 is not put greeting=hello")
+        mchk = re.search(r"`([0-9a-f ]{11})` \| checksum \| 0x([0-9A-F]{8}) = CRC-32C of the (\d+) "
+                         r"bytes that follow", doc)
+        check(mchk is not None, "record 1 checksum table row not found")
+        if mchk:
+            check(r1.checksum == int(mchk.group(2), 16), "record 1 checksum %08x, doc %s"
+                  % (r1.checksum, mchk.group(2)))
+            check(r1.length - 4 == int(mchk.group(3)), "record 1 has %d bytes after its checksum, doc"
+                  " says %s" % (r1.length - 4, mchk.group(3)))
+        me = re.search(r"Date\(timeIntervalSince1970: ([0-9_]+)\)", doc)
+        exp_ms = int(me.group(1).replace("_", "")) * 1000 if me else None
+        check(r2.space == 7 and r2.key == b"session" and r2.value == b"1" and r2.flags == F_EXPIRY,
+              "record 2 is not put session=1 space 7 with expiry")
+        check(r2.expiry == 1893456000000 and r2.expiry == exp_ms,
+              "record 2 expiry %s, expected 1893456000000 (= 2030-01-01T00:00:00Z, and the Swift "
+              "call's %s)" % (r2.expiry, exp_ms))
+        check(time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(r2.expiry // 1000)) ==
+              "2030-01-01T00:00:00Z", "record 2 expiry is not 2030-01-01")
+        check(r3.is_tombstone() and r3.key == b"greeting" and r3.space == 0 and r3.value == b"",
+              "record 3 is not a tombstone of greeting")
+        check(r4.flags == F_BATCH and r4.key == b"a" and r4.value == b"1",
+              "record 4 is not batch put a=1 with 0x04")
+        check(r5.flags == F_FOLLOWER and r5.key == b"b" and r5.value == b"2", "record 5 is not the batch follower put b=2 with 0x80")
+
+    def state(img, now):
+        rep = Reporter(quiet=True)
+        sc = scan_records(bytes(img), 1, 32, len(img), "t", rep)
+        best = newest_by_key(sc.applied)
+        return {(r.space, r.key): r.value for r in live_records(best, now)}, rep, sc
+
+    before_2030 = 1893456000000 - 1
+    live, _, _ = state(image, before_2030)
+    check(live == {(0, b"a"): b"1", (0, b"b"): b"2", (7, b"session"): b"1"},
+          "live keys before 2030: %r" % live)
+    check((0, b"greeting") not in live, "greeting is not deleted")
+    live, _, _ = state(image, 1893456000000)
+    check(live == {(0, b"a"): b"1", (0, b"b"): b"2"},
+          "at 2030-01-01 exactly session must have expired (\"at or before\"): %r" % live)
+
+    # --- recovery rules on variations of the worked example
+    if len(recs) == 5:
+        # the file ending right after the batch's first record: it is dropped
+        live, rep, sc = state(image[:recs[3].end], before_2030)
+        check((0, b"a") not in live and len(sc.dropped) == 1,
+              "a batch record followed by the end of the segment was not dropped")
+        # reserved zero tail: clean end
+        live, rep, sc = state(image + bytes(4096), before_2030)
+        check(sc.tail == ("clean", len(image)) and not rep.lines and len(live) == 3,
+              "zero tail is not a clean end")
+        # garbage tail: torn
+        live, rep, sc = state(image + b"\x01\x02\x03garbage" + bytes(100), before_2030)
+        check(sc.tail and sc.tail[0] == "torn" and len(live) == 3, "garbage tail is not torn")
+        # a corrupt byte inside record 2: skipped, resync at record 3
+        bad = bytearray(image)
+        bad[recs[1].offset + 12] ^= 0xFF
+        live, rep, sc = state(bad, before_2030)
+        check(sc.corrupt == [(recs[1].offset, recs[2].offset)] and (7, b"session") not in live
+              and len(live) == 2, "corruption in record 2 not skipped precisely: %r %r"
+              % (sc.corrupt, live))
+        # corruption in the batch's last record: the batch's first record is dropped too
+        bad = bytearray(image)
+        bad[recs[4].offset + 9] ^= 0xFF
+        live, rep, sc = state(bad + bytes(64), before_2030)
+        check((0, b"a") not in live and (0, b"b") not in live and len(sc.dropped) == 1,
+              "incomplete batch before a torn tail not dropped")
+        # the "sixth byte" claim: first byte of every record's sequence is non-zero
+        check(all(image[r.offset + 5] != 0 for r in recs), "a record's 6th byte is 0")
+
+    # --- commit file and snapshot parsers on synthetic inputs (round trip of the layouts)
+    body = b"UCMP" + (1).to_bytes(2, "little") + bytes(2) + (1).to_bytes(4, "little") + \
+        (2).to_bytes(4, "little") + (5).to_bytes(4, "little") + (2).to_bytes(4, "little") + \
+        (3).to_bytes(4, "little")
+    c, problem = parse_commit_file(body + crc32c(body).to_bytes(4, "little"))
+    check(c == ([5], [2, 3]), "commit file round trip: %r %r" % (c, problem))
+
+    if failures:
+        print("selftest: %d check(s) FAILED, %d passed" % (len(failures), passed[0]))
+        return 1
+    print("selftest: all %d checks passed" % passed[0])
+    return 0
+
+# ---------------------------------------------------------------------------
+
+def take_shared_lock(directory, report):
+    """Behaves like FORMAT.md's read-only opener: flock(LOCK_SH | LOCK_NB) on LOCK, held until
+    exit. Never creates LOCK. If a writer holds it, reads anyway (with a warning): the active
+    segment may then change while it is read."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    path = os.path.join(directory, "LOCK")
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        report("LOCK: missing or unopenable; reading without a lock")
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        report("LOCK: held exclusively by a writer; reading anyway (results may be a moment's "
+               "snapshot of a changing store)")
+    return fd
+
+
+def main(argv):
+    mode = "live"
+    now_ms = None
+    fmt = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "FORMAT.md")
+    args = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--records":
+            mode = "records"
+        elif a == "--check-snapshot":
+            mode = "check"
+        elif a == "--selftest":
+            mode = "selftest"
+        elif a == "--now":
+            i += 1
+            now_ms = int(argv[i])
+        elif a == "--format":
+            i += 1
+            fmt = argv[i]
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        else:
+            args.append(a)
+        i += 1
+    if now_ms is None:
+        now_ms = int(time.time() * 1000)
+    if mode == "selftest":
+        return selftest(fmt)
+    if len(args) != 1:
+        print(__doc__, file=sys.stderr)
+        return 64
+    directory = args[0]
+    if not os.path.isdir(directory):
+        print("read_store: %s is not a directory" % directory, file=sys.stderr)
+        return 2
+    report = Reporter()
+    lock_fd = take_shared_lock(directory, report)
+    if mode == "check":
+        return check_snapshot(directory, now_ms, report)
+    store = Store(directory, report).load()
+    w = sys.stdout.write
+    if mode == "records":
+        for r in store.all_records():
+            w(dumps({"segment": r.segment, "offset": r.offset, "space": r.space,
+                     "key_base64": b64(r.key), "value_base64": b64(r.value),
+                     "sequence": r.sequence, "flags": r.flags}) + "\n")
+        return 0
+    best = newest_by_key(store.applied_records(), report)
+    for r in live_records(best, now_ms):
+        if r.flags & (F_COMPRESSED | F_ENCRYPTED | F_CUSTOM):
+            report("space %d key %s: value is stored transformed (flags %#x); printed as stored"
+                   % (r.space, b64(r.key), r.flags))
+        w(dumps({"space": r.space, "key_base64": b64(r.key), "value_base64": b64(r.value),
+                 "sequence": r.sequence}) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
