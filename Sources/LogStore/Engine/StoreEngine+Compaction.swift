@@ -26,10 +26,12 @@ extension StoreEngine {
                 if sealActive, let current = active, current.length > SegmentHeader.size {
                     try roll(minimumCapacity: 0)
                 }
-                return segments.all.filter { $0 !== active }
+                let sealed = segments.all.filter { $0 !== active }
+                // A background run with nothing dead to drop would only copy bytes around.
+                if !sealActive && !sealed.contains(where: { $0.deadBytes > 0 }) { return [] }
+                return sealed
             }
             guard !inputs.isEmpty else { return }
-            if !sealActive && !inputs.contains(where: { $0.deadBytes > 0 }) { return }
             try compact(inputs)
         }
     }

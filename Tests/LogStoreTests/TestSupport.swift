@@ -1,0 +1,176 @@
+import Foundation
+import XCTest
+@testable import LogStore
+
+/// A deterministic generator (SplitMix64), so a failing property loop can be replayed from its seed.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// UTF-8 bytes of a string: keys and values in tests are mostly readable text.
+func b(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// A fresh directory under the system temporary directory, removed by `removeTemporaryDirectories`.
+final class TemporaryDirectories: @unchecked Sendable {
+    private var urls: [URL] = []
+    private let lock = NSLock()
+
+    func make(_ label: String = "store") -> URL {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("logstore-tests-\(label)-\(UUID().uuidString)")
+        lock.lock()
+        urls.append(url)
+        lock.unlock()
+        return url
+    }
+
+    func removeAll() {
+        lock.lock()
+        let all = urls
+        urls = []
+        lock.unlock()
+        for url in all { try? FileManager.default.removeItem(at: url) }
+    }
+}
+
+/// Base class for store tests: temporary directories cleaned up after each test.
+class StoreTestCase: XCTestCase {
+    let temporary = TemporaryDirectories()
+
+    override func tearDown() {
+        temporary.removeAll()
+        super.tearDown()
+    }
+
+    func options(segmentSize: Int = 64 << 10, durability: LogStore.Options.Durability = .processCrashSafe,
+                 compactionTrigger: Double = 2, readOnly: Bool = false) -> LogStore.Options {
+        var options = LogStore.Options()
+        options.segmentSize = segmentSize
+        options.durability = durability
+        options.compactionTrigger = compactionTrigger
+        options.readOnly = readOnly
+        return options
+    }
+
+    /// Copies a store directory byte for byte (while it may be open: the copy is what a process
+    /// crash at this moment would leave, since every write is already in the page cache).
+    func copyStore(_ source: URL, label: String = "copy") throws -> URL {
+        let destination = temporary.make(label)
+        try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+            let data = try Data(contentsOf: source.appendingPathComponent(name))
+            try data.write(to: destination.appendingPathComponent(name))
+        }
+        return destination
+    }
+
+    func fileNames(_ directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    /// Segment files (`*.seg`) of a store directory, by id.
+    func segmentFiles(_ directory: URL) throws -> [(id: UInt32, url: URL)] {
+        try fileNames(directory).compactMap { name in
+            StoreFileName.segmentID(of: name).map { ($0, directory.appendingPathComponent(name)) }
+        }.sorted { $0.id < $1.id }
+    }
+
+    func segmentHeader(_ url: URL) throws -> SegmentHeader {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        return try bytes.withUnsafeBytes { try SegmentHeader.decode($0.baseAddress!, length: $0.count, path: url.path) }
+    }
+
+    /// Offsets and headers of the valid records of a segment file.
+    func records(in url: URL) throws -> [(offset: Int, header: RecordHeader)] {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        return bytes.withUnsafeBytes { raw in
+            var scanner = SegmentScanner(base: raw.baseAddress!, limit: raw.count)
+            var found: [(offset: Int, header: RecordHeader)] = []
+            while let event = scanner.next() {
+                if case .record(let offset, let header) = event { found.append((offset, header)) }
+            }
+            return found
+        }
+    }
+
+    /// Every live key and value of a space, as a dictionary (via `entries`, which checks checksums).
+    func contents(_ store: LogStore, space: LogStore.KeySpace = 0) throws -> [[UInt8]: [UInt8]] {
+        var result: [[UInt8]: [UInt8]] = [:]
+        for entry in try store.entries(space: space) { result[entry.key] = entry.value }
+        return result
+    }
+
+    /// Checks that `store` holds exactly `expected` in `space`, through `get`, `keys` and `entries`.
+    func assertContents(_ store: LogStore, _ expected: [[UInt8]: [UInt8]], space: LogStore.KeySpace = 0,
+                        _ message: String = "", file: StaticString = #filePath, line: UInt = #line) throws {
+        let actual = try contents(store, space: space)
+        XCTAssertEqual(actual.count, expected.count, "entry count \(message)", file: file, line: line)
+        for (key, value) in expected {
+            let got = try store.get(forKey: key, space: space)
+            if got != value {
+                XCTFail("key \(String(decoding: key, as: UTF8.self)): got \(got.map { String(decoding: $0.prefix(40), as: UTF8.self) } ?? "nil"), expected \(String(decoding: value.prefix(40), as: UTF8.self)) \(message)",
+                        file: file, line: line)
+            }
+        }
+        for key in actual.keys where expected[key] == nil {
+            XCTFail("unexpected key \(String(decoding: key, as: UTF8.self)) \(message)", file: file, line: line)
+        }
+        XCTAssertEqual(try store.keys(space: space), expected.keys.sorted { $0.lexicographicallyPrecedes($1) },
+                       "keys \(message)", file: file, line: line)
+    }
+
+    /// The bytes of the records the keydir points at, summed from the records themselves.
+    func liveRecordBytes(_ store: LogStore) -> Int {
+        let engine = store.engine
+        var total = 0
+        engine.rw.withReadLock {
+            engine.keydir.forEach { entry in total += engine.header(at: entry.location)?.totalLength ?? 0 }
+        }
+        return total
+    }
+
+    func truncateFile(_ url: URL, to length: Int) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: UInt64(length))
+        try handle.close()
+    }
+
+    func modifyFile(_ url: URL, _ body: (inout [UInt8]) -> Void) throws {
+        var bytes = [UInt8](try Data(contentsOf: url))
+        body(&bytes)
+        try Data(bytes).write(to: url)
+    }
+
+    func fileSize(_ url: URL) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+extension StoreError {
+    var isLocked: Bool { if case .locked = self { return true } else { return false } }
+    var isReadOnly: Bool { if case .readOnly = self { return true } else { return false } }
+    var isClosed: Bool { if case .closed = self { return true } else { return false } }
+    var isCorrupt: Bool { if case .corrupt = self { return true } else { return false } }
+    var tooLargeSize: Int? { if case .valueTooLarge(let size) = self { return size } else { return nil } }
+}
+
+/// Asserts that `body` throws a `StoreError` for which `check` is true.
+func assertStoreError<T>(_ body: @autoclosure () throws -> T, _ check: (StoreError) -> Bool, _ message: String = "",
+                         file: StaticString = #filePath, line: UInt = #line) {
+    do {
+        _ = try body()
+        XCTFail("expected a StoreError, nothing thrown \(message)", file: file, line: line)
+    } catch let error as StoreError {
+        XCTAssertTrue(check(error), "unexpected error \(error) \(message)", file: file, line: line)
+    } catch {
+        XCTFail("unexpected non-StoreError \(error) \(message)", file: file, line: line)
+    }
+}
