@@ -16,7 +16,7 @@ let package = Package(
         .target(name: "CChecksum"),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "LogStore", dependencies: ["CChecksum"]),
+        .target(name: "LogStore", dependencies: ["CChecksum", "CZstd", "COpenSSL"]),
         .target(name: "UnifiedStorage", dependencies: ["LogStore"]),
         .executableTarget(
             name: "ustore",

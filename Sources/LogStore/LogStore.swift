@@ -44,6 +44,42 @@ public final class LogStore: Sendable {
         /// Read-only openers share the lock with each other but not with a writer.
         public var readOnly: Bool = false
 
+        /// zstd settings for values; nil (the default) stores every value as given.
+        public struct Compression: Sendable {
+            /// zstd level, 1 (fastest) to 19; 3 is zstd's default.
+            public var level: Int32
+            /// Values shorter than this many bytes are never compressed.
+            public var threshold: Int
+            public init(level: Int32 = 3, threshold: Int = 256) {
+                self.level = level
+                self.threshold = threshold
+            }
+        }
+
+        /// The store's default AES-256-GCM key and its id.
+        public struct Encryption: Sendable {
+            public var key: [UInt8]
+            public var keyID: UInt32
+            /// A 32-byte key supplied by the application.
+            public init(key: [UInt8], keyID: UInt32) {
+                self.key = key
+                self.keyID = keyID
+            }
+            /// A key derived from an application key string with HKDF-SHA256 (salt and info in
+            /// FORMAT.md, "Keys").
+            public init(deriving applicationKey: String, keyID: UInt32 = 1) throws {
+                self.key = try CryptoPrimitives.hkdfSHA256(secret: Array(applicationKey.utf8), salt: KeyCheck.derivationSalt,
+                                                           info: KeyCheck.derivationInfo, length: AESGCM.keySize)
+                self.keyID = keyID
+            }
+        }
+
+        /// Compress values with zstd (before any encryption). Default nil: no compression.
+        public var compression: Compression? = nil
+        /// The default key. When set, values are encrypted with it unless a call passes another
+        /// crypt (`DataCrypt.plain` for none); nil: plain unless a call passes a crypt.
+        public var encryption: Encryption? = nil
+
         public init() {}
     }
 
@@ -57,6 +93,13 @@ public final class LogStore: Sendable {
         public mutating func put(_ value: [UInt8], forKey key: [UInt8], space: KeySpace = 0, expiresAt: Date? = nil) {
             records.append(PendingRecord(flags: [], space: space, key: key, value: value,
                                          expiresAtMillis: expiresAt.map(Clock.millis(of:))))
+        }
+
+        /// Adds a put whose value is protected by `crypt` (nil: the store's default policy).
+        public mutating func put(_ value: [UInt8], forKey key: [UInt8], space: KeySpace = 0, expiresAt: Date? = nil,
+                                 crypt: DataCrypt?, purgeable: Bool = false) {
+            records.append(PendingRecord(flags: purgeable ? .purgeable : [], space: space, key: key, value: value,
+                                         expiresAtMillis: expiresAt.map(Clock.millis(of:)), crypt: crypt))
         }
 
         /// Adds a delete of `key`.
@@ -133,12 +176,33 @@ public final class LogStore: Sendable {
                                        expiresAtMillis: expiresAt.map(Clock.millis(of:))))
     }
 
+    /// Stores `value` under `key`, protected by `crypt`: `DataCrypt.default` encrypts with the
+    /// store's key (AES-256-GCM), a custom crypt with its own function, `DataCrypt.plain` not at
+    /// all, nil as the store's options say. `purgeable` marks it for the cache cleaner.
+    /// - Throws: as `put(_:forKey:space:expiresAt:)`; `cryptRequired` when `.default` is asked
+    ///   of a store without a key; whatever a custom crypt's `encrypt` throws.
+    public func put(_ value: [UInt8], forKey key: [UInt8], space: KeySpace = 0, expiresAt: Date? = nil,
+                    crypt: DataCrypt?, purgeable: Bool = false) throws {
+        try engine.write(PendingRecord(flags: purgeable ? .purgeable : [], space: space, key: key, value: value,
+                                       expiresAtMillis: expiresAt.map(Clock.millis(of:)), crypt: crypt))
+    }
+
     /// The newest value of `key` in `space`; nil when absent, deleted or expired.
+    /// Values written with a custom crypt need `get(forKey:space:crypt:)`.
     /// - Throws: `corrupt` when the record's checksum does not match (it is never returned);
     ///   `closed`.
     /// - Complexity: O(1).
     public func get(forKey key: [UInt8], space: KeySpace = 0) throws -> [UInt8]? {
-        try engine.get(key: key, space: space)
+        try engine.get(key: key, space: space, crypt: nil)
+    }
+
+    /// The newest value of `key`, decrypted with `crypt` if it was written with a custom crypt
+    /// (default-key and plain values read the same with any crypt).
+    /// - Throws: `cryptRequired` for a custom-crypt value read with a nil crypt; `tampered` when
+    ///   AES-GCM authentication fails; `wrongKey` for a key id the store does not hold;
+    ///   `corrupt` for a bad checksum or zstd frame; whatever the crypt's `decrypt` throws.
+    public func get(forKey key: [UInt8], space: KeySpace = 0, crypt: DataCrypt?) throws -> [UInt8]? {
+        try engine.get(key: key, space: space, crypt: crypt)
     }
 
     /// Deletes `key` from `space`. Deleting an absent key is not an error (it still writes a
@@ -158,9 +222,10 @@ public final class LogStore: Sendable {
         try engine.keys(space: space, prefix: prefix)
     }
 
-    /// The live, unexpired keys and values of `space` starting with `prefix`, sorted by key.
-    public func entries(space: KeySpace, prefix: [UInt8] = []) throws -> [(key: [UInt8], value: [UInt8])] {
-        try engine.entries(space: space, prefix: prefix)
+    /// The live, unexpired keys and values of `space` starting with `prefix`, sorted by key,
+    /// decoded as `get(forKey:space:crypt:)` does.
+    public func entries(space: KeySpace, prefix: [UInt8] = [], crypt: DataCrypt? = nil) throws -> [(key: [UInt8], value: [UInt8])] {
+        try engine.entries(space: space, prefix: prefix, crypt: crypt)
     }
 
     /// Forces everything written so far onto stable storage, whatever the durability mode.
@@ -197,6 +262,40 @@ struct PendingRecord: Sendable {
     var flags: RecordFlags
     var space: UInt32
     var key: [UInt8]
+    /// The value as given; after `StoreEngine.prepare`, the bytes to store (compressed and/or
+    /// custom-encrypted; AES-GCM happens in place while encoding).
     var value: [UInt8]
     var expiresAtMillis: UInt64?
+    var crypt: DataCrypt? = nil
+    /// Set by `prepare`: the original length of a compressed value.
+    var rawLength = 0
+    /// Set by `prepare`: the key id of an AES-GCM record.
+    var keyID: UInt32 = 0
+}
+
+/// APDataCrypt: how one value is protected. `DataCrypt.default` is AES-256-GCM under the
+/// store's default key (such values read back without passing a crypt); a custom crypt is a
+/// pair of functions the application supplies, and its values need it to be read;
+/// `DataCrypt.plain` stores the value unprotected even in a store with a default key.
+public struct DataCrypt: Sendable {
+    enum Kind: Sendable {
+        case storeKey
+        case plain
+        case custom(encrypt: @Sendable ([UInt8]) throws -> [UInt8], decrypt: @Sendable ([UInt8]) throws -> [UInt8])
+    }
+
+    let kind: Kind
+
+    /// A custom crypt: `encrypt` runs on every value written with it, `decrypt` on every value
+    /// read with it. Either may throw; the error reaches the caller unchanged.
+    public init(encrypt: @escaping @Sendable ([UInt8]) throws -> [UInt8], decrypt: @escaping @Sendable ([UInt8]) throws -> [UInt8]) {
+        kind = .custom(encrypt: encrypt, decrypt: decrypt)
+    }
+
+    init(kind: Kind) { self.kind = kind }
+
+    /// AES-256-GCM with the default key of the store being written.
+    public static let `default` = DataCrypt(kind: .storeKey)
+    /// No protection.
+    public static let plain = DataCrypt(kind: .plain)
 }

@@ -29,7 +29,27 @@ extension StoreEngine {
             replay(opened.segments.map { ($0, SegmentHeader.size) })
         }
         if active == nil && !readOnly { try roll(minimumCapacity: 0) }
+        if let encryption = options.encryption { try installDefaultKey(encryption) }
         if case .groupCommit(let interval) = options.durability, !readOnly { startGroupCommit(interval: interval) }
+    }
+
+    // MARK: Keys
+
+    /// Makes `encryption` the key new records are sealed with, after checking it against the
+    /// check value the store keeps for its id (recording one for a new id).
+    /// - Throws: `wrongKey(keyID:)` when the key is not 32 bytes or its check value differs.
+    private func installDefaultKey(_ encryption: LogStore.Options.Encryption) throws {
+        guard encryption.key.count == AESGCM.keySize else { throw StoreError.wrongKey(keyID: encryption.keyID) }
+        let check = try KeyCheck.value(of: encryption.key)
+        let recordKey = KeyCheck.recordKey(for: encryption.keyID)
+        if let stored = try get(key: recordKey, space: LogStore.engineSpace, crypt: nil) {
+            guard stored == check else { throw StoreError.wrongKey(keyID: encryption.keyID) }
+        } else if !options.readOnly {
+            try write(PendingRecord(flags: [], space: LogStore.engineSpace, key: recordKey, value: check,
+                                    expiresAtMillis: nil, crypt: .plain))
+        }
+        ciphers[encryption.keyID] = try AESGCM(key: encryption.key)
+        writeKeyID = encryption.keyID
     }
 
     // MARK: Compaction commit

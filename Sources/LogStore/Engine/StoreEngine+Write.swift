@@ -7,19 +7,21 @@ extension StoreEngine {
     /// Appends one record and applies it.
     func write(_ record: PendingRecord) throws {
         try validate(record)
+        let prepared = try prepare(record)
         let written = try writeMutex.withLock { () throws -> UInt64 in
-            try appendLocked(CollectionOfOne(record))
+            try appendLocked(CollectionOfOne(prepared))
         }
         try awaitDurability(written)
     }
 
-    /// Appends a batch as consecutive records (all but the last flagged `batchContinues`), so
+    /// Appends a batch as consecutive records (flagged as FORMAT.md "Write batches" says), so
     /// recovery applies it whole or not at all.
     func write(batch: [PendingRecord]) throws {
         guard !batch.isEmpty else { return }
         for record in batch { try validate(record) }
+        let prepared = try batch.map(prepare)
         let written = try writeMutex.withLock { () throws -> UInt64 in
-            try appendLocked(batch)
+            try appendLocked(prepared)
         }
         try awaitDurability(written)
     }
@@ -27,37 +29,93 @@ extension StoreEngine {
     private func validate(_ record: PendingRecord) throws {
         guard !options.readOnly else { throw StoreError.readOnly }
         guard record.key.count <= RecordCodec.maxKeyLength else { throw StoreError.valueTooLarge(record.key.count) }
-        guard record.value.count <= RecordCodec.maxValueLength else { throw StoreError.valueTooLarge(record.value.count) }
+        // Room for the 16-byte tag an encrypted value gains.
+        guard record.value.count <= RecordCodec.maxValueLength - AESGCM.tagSize else { throw StoreError.valueTooLarge(record.value.count) }
+    }
+
+    /// Compresses and applies a custom crypt, outside every lock (a custom crypt is the
+    /// application's code, and compression is the slow part of a write). AES-GCM with the
+    /// store's key happens later, in place, because the record's header is bound into it.
+    func prepare(_ record: PendingRecord) throws -> PendingRecord {
+        guard !record.flags.contains(.tombstone) else { return record }
+        var prepared = record
+        if let compression = options.compression, record.value.count >= max(1, compression.threshold),
+           let frame = record.value.withUnsafeBytes({ zstd.compress($0) }) {
+            prepared.rawLength = record.value.count
+            prepared.value = frame
+            prepared.flags.insert(.compressed)
+        }
+        switch (record.crypt ?? (options.encryption != nil ? .default : .plain)).kind {
+        case .plain:
+            break
+        case .storeKey:
+            prepared.flags.insert(.encrypted)
+        case .custom(let encrypt, _):
+            prepared.value = try encrypt(prepared.value)
+            prepared.flags.insert(.customCrypt)
+            guard prepared.value.count <= RecordCodec.maxValueLength else { throw StoreError.valueTooLarge(prepared.value.count) }
+        }
+        prepared.crypt = nil
+        return prepared
     }
 
     /// Encodes `records` at the end of the active segment, publishes them to readers, and
-    /// returns the write generation for the durability wait. Caller holds `writeMutex`.
+    /// returns the write generation for the durability wait. Nothing changes unless all of them
+    /// are written. Caller holds `writeMutex`.
     @inline(__always)
     private func appendLocked<C: Collection<PendingRecord>>(_ records: C) throws -> UInt64 {
         guard !isClosed else { throw StoreError.closed }
+        var fieldList: [RecordCodec.Fields] = []
+        fieldList.reserveCapacity(records.count)
         var total = 0
         var sequence = nextSequence
+        var index = 0
         for record in records {
-            total += RecordCodec.encodedSize(fields(of: record, sequence: sequence), keyLength: record.key.count,
-                                             valueLength: record.value.count)
+            var fields = RecordCodec.Fields(flags: record.flags, sequence: sequence, space: record.space,
+                                            expiresAtMillis: record.expiresAtMillis, rawLength: record.rawLength)
+            if index > 0 { fields.flags.insert(.batchFollower) }
+            if index < records.count - 1 { fields.flags.insert(.batchContinues) }
+            var storedLength = record.value.count
+            if record.flags.contains(.encrypted) {
+                guard let keyID = writeKeyID else {
+                    throw StoreError.cryptRequired(key: "\(String(decoding: record.key, as: UTF8.self)) (the store has no default key)")
+                }
+                fields.keyID = keyID
+                fields.nonce = try nextNonce()
+                storedLength += AESGCM.tagSize
+            }
+            total += RecordCodec.encodedSize(fields, keyLength: record.key.count, valueLength: storedLength)
+            fieldList.append(fields)
             sequence += 1
+            index += 1
         }
         let segment = try segmentWithRoom(for: total)
         let start = segment.length
         var offset = start
-        var index = 0
+        index = 0
         for record in records {
-            var recordFields = fields(of: record, sequence: nextSequence)
-            if index > 0 { recordFields.flags.insert(.batchFollower) }
+            let fields = fieldList[index]
             index += 1
-            if index < records.count { recordFields.flags.insert(.batchContinues) }
-            offset += record.key.withUnsafeBytes { key in
-                record.value.withUnsafeBytes { value in
-                    RecordCodec.encode(recordFields, key: key, value: value, to: segment.base + offset)
+            offset += try record.key.withUnsafeBytes { key in
+                try record.value.withUnsafeBytes { value in
+                    guard fields.flags.contains(.encrypted) else {
+                        return RecordCodec.encode(fields, key: key, value: value, to: segment.base + offset)
+                    }
+                    let cipher = rw.withReadLock { ciphers[fields.keyID] }
+                    guard let cipher else { throw StoreError.wrongKey(keyID: fields.keyID) }
+                    return try RecordCodec.encode(fields, key: key, valueLength: value.count + AESGCM.tagSize,
+                                                  to: segment.base + offset) { recordStart, valueOffset in
+                        try fields.nonce.withUnsafeBytes { nonce in
+                            try cipher.seal(value, nonce: nonce, aadPrefix: RecordCodec.authenticatedFlags(fields.flags),
+                                            aad: UnsafeRawBufferPointer(start: recordStart + RecordCodec.checksumSize + 1,
+                                                                        count: valueOffset - RecordCodec.checksumSize - 1),
+                                            into: recordStart + valueOffset)
+                        }
+                    }
                 }
             }
-            nextSequence += 1
         }
+        nextSequence = sequence
         segment.length = offset
         segment.recordCount += records.count
         rw.withWriteLock {
@@ -75,9 +133,17 @@ extension StoreEngine {
         return generation
     }
 
-    @inline(__always)
-    private func fields(of record: PendingRecord, sequence: UInt64) -> RecordCodec.Fields {
-        RecordCodec.Fields(flags: record.flags, sequence: sequence, space: record.space, expiresAtMillis: record.expiresAtMillis)
+    /// The next AES-GCM nonce: 8 random bytes then a little-endian 32-bit counter. Caller
+    /// holds `writeMutex`.
+    private func nextNonce() throws -> [UInt8] {
+        if noncePrefix.isEmpty || nonceCounter == UInt32.max {
+            noncePrefix = try CryptoPrimitives.randomBytes(8)
+            nonceCounter = 0
+        }
+        nonceCounter += 1
+        var nonce = noncePrefix
+        LittleEndian.append32(nonceCounter, to: &nonce)
+        return nonce
     }
 
     /// Points the keydir at a record just appended. Caller holds `writeMutex` and `rw` for writing.

@@ -22,6 +22,12 @@ final class StoreEngine: @unchecked Sendable {
     var keydir = KeyDir()
     var segments = SegmentTable()
     var isClosed = false
+    /// AES-256-GCM ciphers by key id: every key the store can read with.
+    var ciphers: [UInt32: AESGCM] = [:]
+
+    /// zstd for reads always (a store may hold compressed records whatever its options say),
+    /// and for writes when `options.compression` is set.
+    let zstd: ZstdCodec
 
     // Guarded by writeMutex.
     var lockFile: SystemFile?
@@ -42,11 +48,18 @@ final class StoreEngine: @unchecked Sendable {
 
     /// Written once during open.
     var recoveryReport: [String] = []
+    /// Key id new AES-GCM records are written under; nil without a default key. (writeMutex)
+    var writeKeyID: UInt32?
+    /// The nonce of the next AES-GCM record: a random 8-byte prefix drawn at open and whenever
+    /// the 32-bit counter after it wraps (FORMAT.md, "Nonces"). (writeMutex)
+    var noncePrefix: [UInt8] = []
+    var nonceCounter: UInt32 = 0
 
     init(url: URL, options: LogStore.Options) {
         self.directoryURL = url.standardizedFileURL
         self.directory = url.standardizedFileURL.path
         self.options = options
+        self.zstd = ZstdCodec(level: options.compression?.level ?? 3)
     }
 
     var isDurableMode: Bool { options.durability != .processCrashSafe }
@@ -91,24 +104,69 @@ final class StoreEngine: @unchecked Sendable {
 
     // MARK: Reads
 
-    func get(key: [UInt8], space: UInt32) throws -> [UInt8]? {
-        try key.withUnsafeBytes { keyBytes in
+    func get(key: [UInt8], space: UInt32, crypt: DataCrypt?) throws -> [UInt8]? {
+        let found = try key.withUnsafeBytes { keyBytes -> StoredValue? in
             let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
-            return try rw.withReadLock { () throws -> [UInt8]? in
+            return try rw.withReadLock { () throws -> StoredValue? in
                 guard !isClosed else { throw StoreError.closed }
                 guard let hit = lookup(tag: tag, space: space, key: keyBytes) else { return nil }
                 if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return nil }
-                guard RecordCodec.checksumMatches(hit.base, at: hit.offset, header: hit.header) else {
-                    throw StoreError.corrupt("\(StoreFileName.segment(hit.entry.segment)): record checksum mismatch at offset \(hit.offset)")
-                }
-                return [UInt8](UnsafeRawBufferPointer(start: hit.base + hit.offset + hit.header.valueOffset, count: hit.header.valueLength))
+                return try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment)
             }
         }
+        guard let found else { return nil }
+        return try decode(found, key: key, crypt: crypt)
+    }
+
+    /// A record's value as read under the lock: checksum checked and AES-GCM opened, but
+    /// still custom-encrypted and compressed if it was.
+    struct StoredValue {
+        var bytes: [UInt8]
+        var flags: RecordFlags
+        var rawLength: Int
+        var location: String
+    }
+
+    /// Checks a record and copies out its value, decrypting AES-GCM. Caller holds `rw`.
+    func storedValue(base: UnsafeRawPointer, offset: Int, header: RecordHeader, segment: UInt32) throws -> StoredValue {
+        guard RecordCodec.checksumMatches(base, at: offset, header: header) else {
+            throw StoreError.corrupt("\(segmentPath(segment)): record checksum mismatch at offset \(offset)")
+        }
+        let value = UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength)
+        var bytes: [UInt8]
+        if header.flags.contains(.encrypted) {
+            guard let cipher = ciphers[header.keyID] else { throw StoreError.wrongKey(keyID: header.keyID) }
+            bytes = try cipher.open(value, nonce: UnsafeRawBufferPointer(start: base + offset + header.nonceOffset, count: AESGCM.nonceSize),
+                                    aadPrefix: RecordCodec.authenticatedFlags(header.flags),
+                                    aad: UnsafeRawBufferPointer(start: base + offset + RecordCodec.checksumSize + 1,
+                                                                count: header.valueOffset - RecordCodec.checksumSize - 1),
+                                    what: "\(segmentPath(segment)) record at offset \(offset)")
+        } else {
+            bytes = [UInt8](value)
+        }
+        return StoredValue(bytes: bytes, flags: header.flags, rawLength: header.rawLength,
+                           location: "\(segmentPath(segment)) record at offset \(offset)")
+    }
+
+    /// Undoes a custom crypt and compression, outside every lock (a custom crypt is the
+    /// application's code).
+    func decode(_ stored: StoredValue, key: [UInt8], crypt: DataCrypt?) throws -> [UInt8] {
+        var bytes = stored.bytes
+        if stored.flags.contains(.customCrypt) {
+            guard case .custom(_, let decrypt)? = crypt?.kind else {
+                throw StoreError.cryptRequired(key: String(decoding: key, as: UTF8.self))
+            }
+            bytes = try decrypt(bytes)
+        }
+        if stored.flags.contains(.compressed) {
+            bytes = try bytes.withUnsafeBytes { try zstd.decompress($0, rawLength: stored.rawLength, what: stored.location) }
+        }
+        return bytes
     }
 
     /// Visits the live, unexpired records of `space` whose key starts with `prefix`.
     private func forEachLive(space: UInt32, prefix: [UInt8],
-                             _ body: (UnsafeRawPointer, Int, RecordHeader) -> Void) throws {
+                             _ body: (UnsafeRawPointer, Int, RecordHeader, UInt32) -> Void) throws {
         try rw.withReadLock {
             guard !isClosed else { throw StoreError.closed }
             let now = Clock.nowMillis()
@@ -120,7 +178,7 @@ final class StoreEngine: @unchecked Sendable {
                           header.space == space, header.keyLength >= prefixBytes.count,
                           !header.isExpired(nowMillis: now) else { return }
                     if prefixBytes.count > 0 && memcmp(base + offset + header.keyOffset, prefixBytes.baseAddress!, prefixBytes.count) != 0 { return }
-                    body(base, offset, header)
+                    body(base, offset, header, entry.segment)
                 }
             }
         }
@@ -128,25 +186,27 @@ final class StoreEngine: @unchecked Sendable {
 
     func keys(space: UInt32, prefix: [UInt8]) throws -> [[UInt8]] {
         var keys: [[UInt8]] = []
-        try forEachLive(space: space, prefix: prefix) { base, offset, header in
+        try forEachLive(space: space, prefix: prefix) { base, offset, header, _ in
             keys.append([UInt8](UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)))
         }
         return keys.sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    func entries(space: UInt32, prefix: [UInt8]) throws -> [(key: [UInt8], value: [UInt8])] {
-        var result: [(key: [UInt8], value: [UInt8])] = []
-        var corrupt: String?
-        try forEachLive(space: space, prefix: prefix) { base, offset, header in
-            guard RecordCodec.checksumMatches(base, at: offset, header: header) else {
-                corrupt = corrupt ?? "record checksum mismatch at offset \(offset)"
-                return
+    func entries(space: UInt32, prefix: [UInt8], crypt: DataCrypt?) throws -> [(key: [UInt8], value: [UInt8])] {
+        var found: [(key: [UInt8], stored: StoredValue)] = []
+        var failure: Error?
+        try forEachLive(space: space, prefix: prefix) { base, offset, header, segment in
+            guard failure == nil else { return }
+            do {
+                found.append((key: [UInt8](UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)),
+                              stored: try storedValue(base: base, offset: offset, header: header, segment: segment)))
+            } catch {
+                failure = error
             }
-            result.append((key: [UInt8](UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)),
-                           value: [UInt8](UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength))))
         }
-        if let corrupt { throw StoreError.corrupt(corrupt) }
-        return result.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        if let failure { throw failure }
+        return try found.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            .map { (key: $0.key, value: try decode($0.stored, key: $0.key, crypt: crypt)) }
     }
 
     // MARK: Statistics

@@ -69,6 +69,17 @@ enum RecordCodec {
     @inline(__always)
     static func encode(_ fields: Fields, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
                        to destination: UnsafeMutableRawPointer) -> Int {
+        encode(fields, key: key, valueLength: value.count, to: destination) { record, valueOffset in
+            if value.count > 0 { (record + valueOffset).copyMemory(from: value.baseAddress!, byteCount: value.count) }
+        }
+    }
+
+    /// Writes the header and key at `destination`, lets `writeValue` fill the `valueLength`
+    /// value bytes at `valueOffset` (it may read the header and key already in place, as
+    /// AES-GCM does for its additional data), then computes the checksum. Returns the length.
+    @inline(__always)
+    static func encode(_ fields: Fields, key: UnsafeRawBufferPointer, valueLength: Int, to destination: UnsafeMutableRawPointer,
+                       writeValue: (_ record: UnsafeMutableRawPointer, _ valueOffset: Int) throws -> Void) rethrows -> Int {
         var flags = fields.flags
         if fields.expiresAtMillis != nil { flags.insert(.hasExpiry) } else { flags.remove(.hasExpiry) }
         var at = checksumSize
@@ -77,7 +88,7 @@ enum RecordCodec {
         at += Varint.write(fields.sequence, to: destination + at)
         at += Varint.write(UInt64(fields.space), to: destination + at)
         at += Varint.write(UInt64(key.count), to: destination + at)
-        at += Varint.write(UInt64(value.count), to: destination + at)
+        at += Varint.write(UInt64(valueLength), to: destination + at)
         if let expiry = fields.expiresAtMillis {
             LittleEndian.store64(expiry, destination, at)
             at += 8
@@ -94,11 +105,18 @@ enum RecordCodec {
         }
         if key.count > 0 { (destination + at).copyMemory(from: key.baseAddress!, byteCount: key.count) }
         at += key.count
-        if value.count > 0 { (destination + at).copyMemory(from: value.baseAddress!, byteCount: value.count) }
-        at += value.count
+        try writeValue(destination, at)
+        at += valueLength
         let crc = cs_crc32c_extend(0, destination + checksumSize, at - checksumSize)
         LittleEndian.store32(crc, destination, 0)
         return at
+    }
+
+    /// The flag byte as bound into AES-GCM's additional data: without the batch flags, which
+    /// compaction clears when it copies a record.
+    @inline(__always)
+    static func authenticatedFlags(_ flags: RecordFlags) -> UInt8 {
+        flags.subtracting(RecordFlags.batchFlags).rawValue
     }
 
     /// Parses the header of the record at `offset` in `[base, base + limit)`. Returns nil when

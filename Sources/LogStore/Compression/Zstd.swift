@@ -1,0 +1,70 @@
+import CZstd
+
+/// zstd compression of record values through the system libzstd, with reused contexts.
+///
+/// `compress` returns nil when compressing does not pay (the frame would not be smaller), so
+/// callers store the value raw. `decompress` never produces more than the length the record
+/// declares, so a hostile frame cannot expand past it (no decompression bombs).
+final class ZstdCodec: @unchecked Sendable {
+    let level: Int32
+    private let mutex = Mutex()
+    private var compressors: [OpaquePointer] = []
+    private var decompressors: [OpaquePointer] = []
+
+    init(level: Int32) {
+        self.level = min(max(level, ZSTD_minCLevel()), ZSTD_maxCLevel())
+    }
+
+    deinit {
+        for context in compressors { ZSTD_freeCCtx(context) }
+        for context in decompressors { ZSTD_freeDCtx(context) }
+    }
+
+    /// The zstd frame of `input`, or nil when it would not be smaller than `input`.
+    func compress(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard input.count > 0 else { return nil }
+        // Only a frame smaller than the input is kept, so the output buffer can stop there:
+        // zstd reports "dstSize too small" for incompressible input without extra work.
+        let capacity = input.count - 1
+        guard let context = takeCompressor() else { return nil }
+        defer { mutex.withLock { compressors.append(context) } }
+        var output = [UInt8](repeating: 0, count: capacity)
+        let size = output.withUnsafeMutableBytes { out in
+            ZSTD_compressCCtx(context, out.baseAddress, capacity, input.baseAddress, input.count, level)
+        }
+        guard ZSTD_isError(size) == 0, size < input.count else { return nil }
+        output.removeSubrange(size...)
+        return output
+    }
+
+    /// Decompresses one frame that must expand to exactly `rawLength` bytes.
+    /// - Throws: `StoreError.corrupt(what)` for a bad frame or a length other than `rawLength`.
+    func decompress(_ frame: UnsafeRawBufferPointer, rawLength: Int, what: @autoclosure () -> String) throws -> [UInt8] {
+        let declared = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
+        // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the top two values of UInt64.
+        guard declared == UInt64(rawLength) else {
+            throw StoreError.corrupt("\(what()): zstd frame declares \(declared) bytes, record says \(rawLength)")
+        }
+        guard let context = takeDecompressor() else { throw StoreError.io(operation: "ZSTD_createDCtx", errno: 12) }
+        defer { mutex.withLock { decompressors.append(context) } }
+        var output = [UInt8](repeating: 0, count: rawLength)
+        let size = output.withUnsafeMutableBytes { out in
+            ZSTD_decompressDCtx(context, out.baseAddress, rawLength, frame.baseAddress, frame.count)
+        }
+        guard ZSTD_isError(size) == 0 else {
+            throw StoreError.corrupt("\(what()): zstd: \(String(cString: ZSTD_getErrorName(size)))")
+        }
+        guard size == rawLength else { throw StoreError.corrupt("\(what()): zstd frame expanded to \(size) bytes, record says \(rawLength)") }
+        return output
+    }
+
+    private func takeCompressor() -> OpaquePointer? {
+        if let context = mutex.withLock({ compressors.popLast() }) { return context }
+        return ZSTD_createCCtx()
+    }
+
+    private func takeDecompressor() -> OpaquePointer? {
+        if let context = mutex.withLock({ decompressors.popLast() }) { return context }
+        return ZSTD_createDCtx()
+    }
+}
