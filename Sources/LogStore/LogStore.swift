@@ -235,6 +235,18 @@ public final class LogStore: Sendable {
     /// writes go on meanwhile. Dead, expired and tombstone records are dropped.
     public func compact() throws { try engine.compact(sealActive: true) }
 
+    /// Re-encrypts every record sealed with a store key under `newKey`, which becomes the
+    /// default key; ends with a compaction, so no old ciphertext stays on disk. Reads and writes
+    /// go on meanwhile (writes already use the new key). Crash-safe at every point: a store
+    /// reopened with either the old or the new key reads every record and finishes the rekey.
+    /// After it, the old key id is retired: opening with it throws `wrongKey`.
+    /// - Parameter progress: called with the share done, 0...1, ending with 1.
+    /// - Throws: `wrongKey` when `newKey` is not 32 bytes or its id is known with other bytes;
+    ///   `readOnly`; `closed`; `io`.
+    public func rekey(to newKey: Options.Encryption, progress: (@Sendable (Double) -> Void)? = nil) throws {
+        try engine.rekey(to: newKey, progress: progress)
+    }
+
     /// Counters for this moment.
     public var statistics: Statistics { engine.statistics() }
 

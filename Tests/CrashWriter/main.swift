@@ -89,6 +89,10 @@ struct KeySet {
     func random(using rng: inout Generator) -> String? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &rng)] }
 }
 
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "rekey" {
+    runRekeyChild(Array(CommandLine.arguments.dropFirst(2)))
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count == 6, let seed = UInt64(arguments[2]), let segmentSize = Int(arguments[4]), let firstID = Int(arguments[5]) else {
     fail("usage: logstore-crash-writer <dir> <seed> <crash|group|fsync> <segment size> <first op id>")

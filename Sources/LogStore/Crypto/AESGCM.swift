@@ -11,7 +11,8 @@ final class AESGCM: @unchecked Sendable {
     static let nonceSize = 12
     static let tagSize = 16
 
-    private let key: [UInt8]
+    /// The key; kept so a rekey can wrap it.
+    let key: [UInt8]
     private let mutex = Mutex()
     private var encryptors: [OpaquePointer] = []
     private var decryptors: [OpaquePointer] = []

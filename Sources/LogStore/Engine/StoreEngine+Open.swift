@@ -29,16 +29,25 @@ extension StoreEngine {
             replay(opened.segments.map { ($0, SegmentHeader.size) })
         }
         if active == nil && !readOnly { try roll(minimumCapacity: 0) }
-        if let encryption = options.encryption { try installDefaultKey(encryption) }
+        if let encryption = options.encryption {
+            let unfinishedRekey = try installDefaultKey(encryption)
+            if let from = unfinishedRekey, !readOnly {
+                try finishRekey(oldKeyID: from, progress: nil)
+                recoveryReport.append("finished an interrupted rekey from key id \(from)")
+            }
+        }
         if case .groupCommit(let interval) = options.durability, !readOnly { startGroupCommit(interval: interval) }
     }
 
     // MARK: Keys
 
     /// Makes `encryption` the key new records are sealed with, after checking it against the
-    /// check value the store keeps for its id (recording one for a new id).
-    /// - Throws: `wrongKey(keyID:)` when the key is not 32 bytes or its check value differs.
-    private func installDefaultKey(_ encryption: LogStore.Options.Encryption) throws {
+    /// check value the store keeps for its id (recording one for a new id). When a rekey was
+    /// interrupted, also unwraps the other key of that rekey and returns the old key id (the
+    /// caller finishes the rekey).
+    /// - Throws: `wrongKey(keyID:)` when the key is not 32 bytes, its check value differs, or a
+    ///   finished rekey retired it.
+    private func installDefaultKey(_ encryption: LogStore.Options.Encryption) throws -> UInt32? {
         guard encryption.key.count == AESGCM.keySize else { throw StoreError.wrongKey(keyID: encryption.keyID) }
         let check = try KeyCheck.value(of: encryption.key)
         let recordKey = KeyCheck.recordKey(for: encryption.keyID)
@@ -48,8 +57,25 @@ extension StoreEngine {
             try write(PendingRecord(flags: [], space: LogStore.engineSpace, key: recordKey, value: check,
                                     expiresAtMillis: nil, crypt: .plain))
         }
-        ciphers[encryption.keyID] = try AESGCM(key: encryption.key)
-        writeKeyID = encryption.keyID
+        if try get(key: RekeyState.retiredRecordKey(encryption.keyID), space: LogStore.engineSpace, crypt: nil) != nil {
+            throw StoreError.wrongKey(keyID: encryption.keyID)
+        }
+        try install(encryption)
+        guard let bytes = try get(key: RekeyState.recordKey, space: LogStore.engineSpace, crypt: nil) else { return nil }
+        do {
+            let state = try RekeyState(decoding: bytes)
+            guard let other = try state.otherKey(keyID: encryption.keyID, key: encryption.key) else { return nil }
+            if other.keyID == state.newKeyID {
+                try install(.init(key: other.key, keyID: other.keyID))   // finish toward the new key
+            } else {
+                let cipher = try AESGCM(key: other.key)
+                rw.withWriteLock { ciphers[other.keyID] = cipher }
+            }
+            return state.oldKeyID
+        } catch {
+            recoveryReport.append("unreadable rekey record ignored: \(error)")
+            return nil
+        }
     }
 
     // MARK: Compaction commit

@@ -63,7 +63,7 @@ extension StoreEngine {
     /// returns the write generation for the durability wait. Nothing changes unless all of them
     /// are written. Caller holds `writeMutex`.
     @inline(__always)
-    private func appendLocked<C: Collection<PendingRecord>>(_ records: C) throws -> UInt64 {
+    func appendLocked<C: Collection<PendingRecord>>(_ records: C) throws -> UInt64 {
         guard !isClosed else { throw StoreError.closed }
         var fieldList: [RecordCodec.Fields] = []
         fieldList.reserveCapacity(records.count)
