@@ -58,8 +58,9 @@ uint32_t cs_crc32c_extend_portable(uint32_t crc, const void *data, size_t length
 #ifdef CS_HAVE_X86
 __attribute__((target("sse4.2")))
 static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t length) {
+    // Unaligned 8-byte steps: x86 loads do not care, and a byte loop to alignment costs more
+    // than it saves on the short records this mostly sees.
     uint64_t c = ~crc;
-    while (length && ((uintptr_t)p & 7)) { c = _mm_crc32_u8((uint32_t)c, *p++); length--; }
     while (length >= 8) {
         uint64_t word;
         memcpy(&word, p, 8);
@@ -67,8 +68,23 @@ static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t length) {
         p += 8;
         length -= 8;
     }
-    while (length--) c = _mm_crc32_u8((uint32_t)c, *p++);
-    return ~(uint32_t)c;
+    uint32_t c32 = (uint32_t)c;
+    if (length >= 4) {
+        uint32_t word;
+        memcpy(&word, p, 4);
+        c32 = _mm_crc32_u32(c32, word);
+        p += 4;
+        length -= 4;
+    }
+    if (length >= 2) {
+        uint16_t word;
+        memcpy(&word, p, 2);
+        c32 = _mm_crc32_u16(c32, word);
+        p += 2;
+        length -= 2;
+    }
+    if (length) c32 = _mm_crc32_u8(c32, *p);
+    return ~c32;
 }
 #endif
 

@@ -8,7 +8,6 @@ extension StoreEngine {
         for segment in unsyncedSegments { try segment.file.syncData() }
         unsyncedSegments.removeAll()
         try active?.file.syncData()
-        syncer.noteWritten(generation)
         try Directory.sync(directory)
     }
 

@@ -7,7 +7,8 @@ extension StoreEngine {
     /// Appends one record and applies it.
     func write(_ record: PendingRecord) throws {
         try validate(record)
-        let prepared = try prepare(record)
+        var prepared = record
+        try prepare(&prepared)
         let written = try writeMutex.withLock { () throws -> UInt64 in
             try appendLocked(CollectionOfOne(prepared))
         }
@@ -19,7 +20,8 @@ extension StoreEngine {
     func write(batch: [PendingRecord]) throws {
         guard !batch.isEmpty else { return }
         for record in batch { try validate(record) }
-        let prepared = try batch.map(prepare)
+        var prepared = batch
+        for index in prepared.indices { try prepare(&prepared[index]) }
         let written = try writeMutex.withLock { () throws -> UInt64 in
             try appendLocked(prepared)
         }
@@ -36,27 +38,27 @@ extension StoreEngine {
     /// Compresses and applies a custom crypt, outside every lock (a custom crypt is the
     /// application's code, and compression is the slow part of a write). AES-GCM with the
     /// store's key happens later, in place, because the record's header is bound into it.
-    func prepare(_ record: PendingRecord) throws -> PendingRecord {
-        guard !record.flags.contains(.tombstone) else { return record }
-        var prepared = record
+    func prepare(_ record: inout PendingRecord) throws {
+        if record.flags.contains(.tombstone) || (record.crypt == nil && options.compression == nil && options.encryption == nil) {
+            return   // the common plain put: nothing to do
+        }
         if let compression = options.compression, record.value.count >= max(1, compression.threshold),
            let frame = record.value.withUnsafeBytes({ zstd.compress($0) }) {
-            prepared.rawLength = record.value.count
-            prepared.value = frame
-            prepared.flags.insert(.compressed)
+            record.rawLength = record.value.count
+            record.value = frame
+            record.flags.insert(.compressed)
         }
         switch (record.crypt ?? (options.encryption != nil ? .default : .plain)).kind {
         case .plain:
             break
         case .storeKey:
-            prepared.flags.insert(.encrypted)
+            record.flags.insert(.encrypted)
         case .custom(let encrypt, _):
-            prepared.value = try encrypt(prepared.value)
-            prepared.flags.insert(.customCrypt)
-            guard prepared.value.count <= RecordCodec.maxValueLength else { throw StoreError.valueTooLarge(prepared.value.count) }
+            record.value = try encrypt(record.value)
+            record.flags.insert(.customCrypt)
+            guard record.value.count <= RecordCodec.maxValueLength else { throw StoreError.valueTooLarge(record.value.count) }
         }
-        prepared.crypt = nil
-        return prepared
+        record.crypt = nil
     }
 
     /// Encodes `records` at the end of the active segment, publishes them to readers, and
@@ -65,8 +67,8 @@ extension StoreEngine {
     @inline(__always)
     func appendLocked<C: Collection<PendingRecord>>(_ records: C) throws -> UInt64 {
         guard !isClosed else { throw StoreError.closed }
-        var fieldList: [RecordCodec.Fields] = []
-        fieldList.reserveCapacity(records.count)
+        // A reused buffer: no allocation per put. (writeMutex)
+        scratchFields.removeAll(keepingCapacity: true)
         var total = 0
         var sequence = nextSequence
         var index = 0
@@ -85,7 +87,7 @@ extension StoreEngine {
                 storedLength += AESGCM.tagSize
             }
             total += RecordCodec.encodedSize(fields, keyLength: record.key.count, valueLength: storedLength)
-            fieldList.append(fields)
+            scratchFields.append(fields)
             sequence += 1
             index += 1
         }
@@ -94,7 +96,7 @@ extension StoreEngine {
         var offset = start
         index = 0
         for record in records {
-            let fields = fieldList[index]
+            let fields = scratchFields[index]
             index += 1
             offset += try record.key.withUnsafeBytes { key in
                 try record.value.withUnsafeBytes { value in
@@ -129,7 +131,8 @@ extension StoreEngine {
             }
         }
         generation += 1
-        syncer.noteWritten(generation)
+        // Only the fsync modes wait on generations; skip the coordinator's lock otherwise.
+        if isDurableMode { syncer.noteWritten(generation) }
         return generation
     }
 
@@ -224,7 +227,7 @@ extension StoreEngine {
             return unsyncedSegments
         }
         for segment in pending { try segment.file.syncData() }
-        try syncer.syncAll { () in try syncActiveSegment() }
+        try syncActiveSegment()
         if !pending.isEmpty { try Directory.sync(directory) }
     }
 

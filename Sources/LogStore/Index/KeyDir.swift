@@ -1,4 +1,9 @@
 import CChecksum
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Where a record lies: segment id and byte offset of the record's first byte.
 struct RecordLocation: Sendable, Hashable {
@@ -27,16 +32,19 @@ final class KeyDir {
     static let entrySize = MemoryLayout<Entry>.stride
     static let minimumCapacity = 64
 
-    private(set) var slots: UnsafeMutablePointer<Entry>
-    private(set) var capacity: Int
+    // Unchecked: the engine's locks make access exclusive; the checks cost on every probe.
+    @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<Entry>
+    @exclusivity(unchecked) private(set) var capacity: Int
+    /// Whether `slots` is an anonymous mapping (else a heap allocation).
+    private var slotsMapped: Bool
     private(set) var count = 0
 
     init(capacity requested: Int = KeyDir.minimumCapacity) {
         capacity = max(Self.minimumCapacity, requested)
-        slots = Self.allocateSlots(capacity)
+        (slots, slotsMapped) = Self.allocateSlots(capacity)
     }
 
-    deinit { slots.deallocate() }
+    deinit { Self.deallocateSlots(slots, capacity, mapped: slotsMapped) }
 
     /// Bytes of memory the table occupies.
     var memoryBytes: Int { capacity * Self.entrySize }
@@ -153,15 +161,37 @@ final class KeyDir {
     private func resize(to newCapacity: Int) {
         let old = slots
         let oldCapacity = capacity
-        slots = Self.allocateSlots(newCapacity)
+        let oldMapped = slotsMapped
+        (slots, slotsMapped) = Self.allocateSlots(newCapacity)
         capacity = newCapacity
         for i in 0..<oldCapacity where old[i].tag != 0 { place(old[i]) }
-        old.deallocate()
+        Self.deallocateSlots(old, oldCapacity, mapped: oldMapped)
     }
 
-    private static func allocateSlots(_ capacity: Int) -> UnsafeMutablePointer<Entry> {
+    /// Tables from this size on get their own anonymous mapping, zero-filled by the kernel and
+    /// eligible for transparent huge pages: a random probe into a big table otherwise costs a
+    /// TLB miss as well as a cache miss.
+    private static let mappedThreshold = 4 << 20
+
+    private static func allocateSlots(_ capacity: Int) -> (UnsafeMutablePointer<Entry>, mapped: Bool) {
+        let bytes = capacity * entrySize
+        if bytes >= mappedThreshold,
+           let raw = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), raw != MAP_FAILED {
+            #if os(Linux)
+            madvise(raw, bytes, MADV_HUGEPAGE)
+            #endif
+            return (raw.bindMemory(to: Entry.self, capacity: capacity), true)   // all zero: every slot empty
+        }
         let pointer = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
         pointer.initialize(repeating: Entry(tag: 0, segment: 0, offset: 0), count: capacity)
-        return pointer
+        return (pointer, false)
+    }
+
+    private static func deallocateSlots(_ slots: UnsafeMutablePointer<Entry>, _ capacity: Int, mapped: Bool) {
+        if mapped {
+            munmap(UnsafeMutableRawPointer(slots), capacity * entrySize)
+        } else {
+            slots.deallocate()
+        }
     }
 }
