@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Cross-checks tools/read_store.py (written from FORMAT.md alone) against the engine's own
-# `ustore` tool on a store built with a few hundred writes.
+# `ustore` tool on two stores built with a few hundred writes each: a plain one, and one with
+# encrypted (keys given as hex, id 1, and derived from a string, id 2) and compressed values,
+# every live value of which read_store.py must decode to exactly what `ustore get` returns.
+# The comparisons are in check_format_compare.py. The second store needs the Python packages
+# cryptography and zstandard (scripts/setup.sh installs them).
 #
 # usage: tools/check_format.sh PATH/TO/ustore [WORKDIR]
 #   WORKDIR (optional) is kept afterwards; by default a temp dir is used and removed.
@@ -14,6 +18,7 @@ fi
 USTORE=$1
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 READER="$HERE/read_store.py"
+COMPARE="$HERE/check_format_compare.py"
 PY=${PYTHON:-python3}
 
 if [ $# -ge 2 ]; then
@@ -81,69 +86,117 @@ us put "$STORE" "last" "the final write"
 echo "store files:"; ls -l "$STORE" | sed 's/^/  /'
 
 # --- compare
-NOW_MS=$($PY -c 'import time; print(int(time.time() * 1000))')
-if ! "$USTORE" dump "$STORE" > "$WORK/dump.jsonl" 2>"$WORK/dump.err"; then
-    fail "ustore dump failed: $(cat "$WORK/dump.err")"
-fi
-"$PY" "$READER" --now "$NOW_MS" "$STORE" > "$WORK/live.jsonl" 2> "$WORK/live.err" \
-    || fail "read_store.py DIR exited $?"
-"$PY" "$READER" --records "$STORE" > "$WORK/records.jsonl" 2> "$WORK/records.err" \
-    || fail "read_store.py --records exited $?"
-for f in live.err records.err; do
-    if [ -s "$WORK/$f" ]; then fail "read_store.py reported problems on a healthy store:"; sed 's/^/  /' "$WORK/$f" >&2; fi
-done
 
-"$PY" - "$WORK" "$NOW_MS" <<'EOF' || FAILURES=$((FAILURES + 1))
-import base64, json, sys
-work, now = sys.argv[1], int(sys.argv[2])
-def load(name):
-    with open(f"{work}/{name}") as f:
-        return [json.loads(l) for l in f if l.strip()]
-dump, live, records = load("dump.jsonl"), load("live.jsonl"), load("records.jsonl")
-bad = 0
-def diff(title, a, b, an, bn):
-    global bad
-    sa, sb = set(a), set(b)
-    if a == b:
-        print(f"ok: {title}: {len(a)} rows agree")
-        return
-    bad += 1
-    print(f"DIFFERENCE: {title}: {an} {len(a)} rows, {bn} {len(b)} rows", file=sys.stderr)
-    for x in sorted(sa - sb)[:20]: print(f"  only in {an}: {x}", file=sys.stderr)
-    for x in sorted(sb - sa)[:20]: print(f"  only in {bn}: {x}", file=sys.stderr)
-    if sa == sb: print("  same rows, different order or multiplicity", file=sys.stderr)
-
-# all records: (segment, offset, space, key, value, sequence, flags), in file order
-rec_fields = ("segment", "offset", "space", "key_base64", "value_base64", "sequence", "flags")
-diff("--records vs ustore dump (every record)",
-     [tuple(r[f] for f in rec_fields) for r in records],
-     [tuple(r[f] for f in rec_fields) for r in dump], "read_store", "ustore")
-
-# live keys: dump's `live` (the keydir points at it) minus records expired now
-def expired(r):
-    return r.get("expiresAt") is not None and r["expiresAt"] <= now
-live_fields = ("space", "key_base64", "value_base64", "sequence")
-want = [r for r in dump if r["live"] and not r["tombstone"] and not expired(r)]
-want.sort(key=lambda r: (r["space"], base64.b64decode(r["key_base64"])))
-diff("read_store DIR vs live, unexpired records of ustore dump",
-     [tuple(r[f] for f in live_fields) for r in live],
-     [tuple(r[f] for f in live_fields) for r in want], "read_store", "ustore")
-n_exp = sum(1 for r in dump if r["live"] and expired(r))
-print(f"   ({n_exp} record(s) marked live by ustore dump have expired and are excluded)")
-# sanity: the dump itself has one live record per key at most
-keys = [(r["space"], r["key_base64"]) for r in dump if r["live"]]
-if len(keys) != len(set(keys)):
-    bad += 1; print("DIFFERENCE: ustore dump marks two records of one key live", file=sys.stderr)
-sys.exit(1 if bad else 0)
-EOF
+# --- compare, store by store
+# read_and_compare PREFIX STORE [read_store.py key options...]: `ustore dump` (with the
+# options in DUMP_OPTIONS) and read_store.py (with the key options given) of STORE, compared
+# by check_format_compare.py.
+read_and_compare() {
+    local prefix=$1 store=$2; shift 2
+    NOW_MS=$($PY -c 'import time; print(int(time.time() * 1000))')
+    if ! "$USTORE" dump "$store" "${DUMP_OPTIONS[@]}" > "$WORK/$prefix-dump.jsonl" 2>"$WORK/dump.err"; then
+        fail "ustore dump ($prefix) failed: $(cat "$WORK/dump.err")"
+    fi
+    "$PY" "$READER" --now "$NOW_MS" "$@" "$store" > "$WORK/$prefix-live.jsonl" 2> "$WORK/$prefix-live.err" \
+        || fail "read_store.py DIR ($prefix) exited $?"
+    "$PY" "$READER" --records "$@" "$store" > "$WORK/$prefix-records.jsonl" 2> "$WORK/$prefix-records.err" \
+        || fail "read_store.py --records ($prefix) exited $?"
+    for f in "$prefix-live.err" "$prefix-records.err"; do
+        if [ -s "$WORK/$f" ]; then fail "read_store.py reported problems on a healthy store:"; sed 's/^/  /' "$WORK/$f" >&2; fi
+    done
+    "$PY" "$COMPARE" records "$WORK" "$prefix" "$NOW_MS" || FAILURES=$((FAILURES + 1))
+}
+DUMP_OPTIONS=()
+read_and_compare plain "$STORE"
 
 echo "--- read_store.py --check-snapshot"
 "$PY" "$READER" --now "$NOW_MS" --check-snapshot "$STORE" | sed 's/^/  /' \
     || fail "read_store.py --check-snapshot found a disagreement"
 echo "--- read_store.py --selftest"
-"$PY" "$READER" --selftest | sed 's/^/  /' || fail "read_store.py --selftest failed"
+"$PY" "$READER" --selftest > "$WORK/selftest.out"; st=$?
+sed 's/^/  /' "$WORK/selftest.out"
+[ $st -eq 0 ] || fail "read_store.py --selftest failed"
+! grep -q '^SKIPPED' "$WORK/selftest.out" || fail "read_store.py --selftest skipped checks (missing Python packages)"
 echo "--- ustore verify"
 "$USTORE" verify "$STORE" | sed 's/^/  /' || fail "ustore verify reported a problem"
+
+# --- an encrypted + compressed store, keys as hex (id 1) and derived from a string (id 2):
+# read_store.py must decode every live value to exactly what `ustore get` returns.
+ENC="$WORK/enc-store"
+rm -rf "$ENC"
+if ! "$PY" -c 'import cryptography, zstandard' 2>/dev/null; then
+    fail "the Python packages cryptography and zstandard are missing (scripts/setup.sh installs them)"
+fi
+KEY1=$("$PY" -c 'import os; print(os.urandom(32).hex())')
+WRONG=$("$PY" -c 'import os; print(os.urandom(32).hex())')
+APPKEY="check_format-application-key-$$"
+K1=(--key-hex "$KEY1")                   # key id 1 is the default
+K2=(--app-key "$APPKEY" --key-id 2)
+Z=(--compress-level 5 --compress-threshold 64)
+MARK=PLAINTEXT-MARKER                    # in every encrypted value; must appear in no segment
+py_value() { "$PY" -c "import sys; sys.stdout.write($1)" > "$WORK/v.bin"; }
+
+echo "building an encrypted + compressed store in $ENC ..."
+# 1. short values: encrypted, below the compression threshold
+for i in $(seq 1 25); do us put "$ENC" "ekey$i" "$MARK $i" "${K1[@]}" "${Z[@]}"; done
+# 2. compressible values of ~100 B ... 11 KB: compressed, then encrypted
+for i in $(seq 1 30); do
+    py_value "'{\"$MARK\":$i,\"items\":[' + ','.join(['\"item\"'] * ($i * $i * 5 % 1600 + 15)) + ']}'"
+    us_stdin put "$ENC" "doc$i" - "${K1[@]}" "${Z[@]}" < "$WORK/v.bin"
+done
+# 3. incompressible values: the frame is not kept, encrypted only; a big one; an empty one
+for i in $(seq 1 10); do
+    { printf '%s' "$MARK"; head -c $((i * 211 % 4000 + 70)) /dev/urandom; } > "$WORK/v.bin"
+    us_stdin put "$ENC" "rand$i" - "${K1[@]}" "${Z[@]}" < "$WORK/v.bin"
+done
+py_value "'$MARK big ' * 40000"; us_stdin put "$ENC" "big-text" - "${K1[@]}" "${Z[@]}" < "$WORK/v.bin"
+: > "$WORK/v.bin"; us_stdin put "$ENC" "empty-value" - "${K1[@]}" "${Z[@]}" < "$WORK/v.bin"
+# 4. compressed, not encrypted (no key given)
+for i in $(seq 1 10); do
+    py_value "'plain compressible $i ' * 50"; us_stdin put "$ENC" "zplain$i" - "${Z[@]}" < "$WORK/v.bin"
+done
+# 5. other spaces, expiring values, overwrites, deletes; then compaction
+for i in $(seq 1 12); do us put "$ENC" "ekey$i" "$MARK space $((i % 3 + 1))" --space $((i % 3 + 1)) "${K1[@]}"; done
+# (the expiry is authenticated too: FORMAT.md, "Values", AAD)
+for i in $(seq 1 5); do us put "$ENC" "ttl$i" "$MARK ttl $i" --expires-in 86400 "${K1[@]}" "${Z[@]}"; done
+us put "$ENC" "ttl-short" "$MARK short" --expires-in 1 "${K1[@]}"
+for i in $(seq 1 12); do
+    py_value "'$MARK overwritten $i ' + 'x' * ($i * 10)"; us_stdin put "$ENC" "doc$i" - "${K1[@]}" "${Z[@]}" < "$WORK/v.bin"
+done
+for i in $(seq 18 25); do us delete "$ENC" "ekey$i" "${K1[@]}"; done
+sleep 1
+if ! "$USTORE" compact "$ENC" "${K1[@]}" "${Z[@]}" > "$WORK/compact.json" 2>"$WORK/us.err"; then
+    fail "ustore compact (encrypted store) failed: $(cat "$WORK/us.err")"
+fi
+# 6. after compaction: a second key, derived from a string with FORMAT.md's HKDF, as key id 2
+for i in $(seq 1 10); do
+    py_value "'$MARK app key $i ' * ($i * 7)"; us_stdin put "$ENC" "app$i" - "${K2[@]}" "${Z[@]}" < "$WORK/v.bin"
+done
+us put "$ENC" "doc2" "$MARK rewritten under key 2" "${K2[@]}"
+for i in $(seq 26 30); do us put "$ENC" "ekey$i" "$MARK after compaction $i" "${K1[@]}" "${Z[@]}"; done
+us delete "$ENC" "doc3" "${K1[@]}"
+echo "store files:"; ls -l "$ENC" | sed 's/^/  /'
+
+if grep -l "$MARK" "$ENC"/*.seg >/dev/null 2>&1; then
+    fail "plaintext of an encrypted value found in: $(grep -l "$MARK" "$ENC"/*.seg | tr '\n' ' ')"
+fi
+DUMP_OPTIONS=("${K1[@]}")
+read_and_compare enc "$ENC" "${K1[@]}" "${K2[@]}"
+"$PY" "$COMPARE" get-all "$WORK" enc "$USTORE" "$ENC" "plain=${K1[*]}" "1=${K1[*]}" "2=${K2[*]}" \
+    || FAILURES=$((FAILURES + 1))
+# a wrong key is refused by both, naming its key id
+out=$("$USTORE" get "$ENC" ekey1 --key-hex "$WRONG" 2>&1 >/dev/null); st=$?
+[ $st -eq 2 ] && [[ "$out" == *"key id 1"* ]] || fail "ustore get with a wrong key: exit $st, $out"
+out=$("$PY" "$READER" --key-hex "$WRONG" "$ENC" 2>&1 >/dev/null); st=$?
+[ $st -eq 2 ] && [[ "$out" == *"key id 1"* ]] || fail "read_store.py with a wrong key: exit $st, $out"
+out=$("$PY" "$READER" --app-key "not-$APPKEY" --key-id 2 "$ENC" 2>&1 >/dev/null); st=$?
+[ $st -eq 2 ] && [[ "$out" == *"key id 2"* ]] || fail "read_store.py with a wrong application key: exit $st, $out"
+echo "ok: enc: a wrong key is refused by ustore and read_store.py"
+echo "--- read_store.py --check-snapshot (encrypted store)"
+"$PY" "$READER" --check-snapshot "$ENC" | sed 's/^/  /' \
+    || fail "read_store.py --check-snapshot found a disagreement in the encrypted store"
+echo "--- ustore verify (encrypted store)"
+"$USTORE" verify "$ENC" "${K1[@]}" | sed 's/^/  /' || fail "ustore verify reported a problem in the encrypted store"
 
 if [ "$FAILURES" -ne 0 ]; then
     echo "check_format: $FAILURES failure(s) (work dir: $WORK)" >&2

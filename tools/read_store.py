@@ -2,25 +2,47 @@
 """Independent reader of a LogStore directory, written from FORMAT.md alone.
 
 Usage:
-  read_store.py DIR                   live keys as JSON lines, sorted by (space, key bytes)
-  read_store.py --records DIR         every valid record of every segment read, in
+  read_store.py [KEYS] DIR            live keys as JSON lines, sorted by (space, key bytes)
+  read_store.py --records [KEYS] DIR  every valid record of every segment read, in
                                       segment-id then file order
   read_store.py --check-snapshot DIR  compare index.snapshot with the segments; exit 1 on
                                       any disagreement
   read_store.py --selftest [--format FORMAT.md]
-                                      check FORMAT.md's test vectors and worked example
+                                      check FORMAT.md's test vectors and worked examples
 Options:
   --now MS      the "current time" for expiry, in ms since 1970 (default: the clock)
   --format PATH FORMAT.md to use for --selftest (default: ../FORMAT.md next to this script)
+Keys (FORMAT.md, "Keys"), for reading encrypted values; any number of them:
+  --key-hex HEX [--key-id N]   a 32-byte AES-256 key as 64 hex digits; its key id (default 1)
+  --app-key STRING [--key-id N]
+                               a key derived from STRING with HKDF-SHA256 as FORMAT.md says
+  --key ID:HEX                 the same as --key-hex HEX --key-id ID
+  A --key-id belongs to the --key-hex / --app-key just before it (or, given first, just
+  after it). A key whose check value (record `keycheck/ID` in space 0xFFFFFFFF) does not
+  match is refused: exit 2, "wrong key for key id ID"; so is a key id retired by a finished
+  rekey (record `rekeyed/ID`). While a rekey is unfinished (record `rekey`), one of its two
+  keys is enough: the other is unwrapped from the rekey record (FORMAT.md, "Rekeying").
+
+Output: each line has "value_base64", the value as an application reads it (AES-GCM
+opened, zstd frame decompressed; null for a tombstone or a value that cannot be decoded),
+and "stored_base64", the value bytes as stored. A value that cannot be decoded (no key for
+its key id, a custom crypt, failed authentication, a bad zstd frame, a missing Python
+package) is never guessed at: its line has "value_base64": null and "error": the reason,
+and for a live key the reason is also reported on stderr. --records lines also carry
+"key_id" (encrypted records) and "raw_length" (compressed records).
 
 Problems found while reading (corrupt ranges, torn tails, dropped incomplete batches,
-unreadable files, ...) are written to stderr, one per line, prefixed "read_store: ".
-The reader never changes anything in the directory.
+unreadable files, undecodable live values, ...) are written to stderr, one per line,
+prefixed "read_store: ". The reader never changes anything in the directory.
 
-Dependency-free, Python 3.11.
+Python 3.11, standard library only for plain stores; decryption needs the `cryptography`
+package (AESGCM) and decompression the `zstandard` package, each imported only when a
+record needs it.
 """
 
 import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -209,7 +231,7 @@ MAX_VALUE = 1 << 30
 
 class Record:
     __slots__ = ("segment", "offset", "length", "flags", "sequence", "space", "key",
-                 "value", "expiry", "key_id", "nonce", "raw_length", "checksum")
+                 "value", "expiry", "key_id", "nonce", "raw_length", "checksum", "aad")
 
     @property
     def end(self):
@@ -282,6 +304,8 @@ def parse_record(d, off, end, segment=0):
     r.nonce = nonce
     r.raw_length = raw_length
     r.checksum = stored
+    # FORMAT.md, Values: AAD = (flags AND 0x7B) || record[5 ..< end of key]
+    r.aad = bytes([flags & 0x7B]) + bytes(d[off + 5:p + klen]) if flags & F_ENCRYPTED else None
     return r
 
 
@@ -618,6 +642,211 @@ def live_records(best, now_ms):
     return out
 
 # ---------------------------------------------------------------------------
+# Values: keys, AES-256-GCM and zstd (FORMAT.md, "Values: compression and encryption",
+# "Keys", "Nonces").
+
+KEYCHECK_SPACE = 0xFFFFFFFF
+KEYCHECK_MESSAGE = b"UnifiedStorage.LogStore.v1 key check"
+HKDF_SALT = b"UnifiedStorage.LogStore.v1 salt"
+HKDF_INFO = b"UnifiedStorage default key"
+AES_KEY_SIZE = 32
+GCM_NONCE_SIZE = 12
+GCM_TAG_SIZE = 16
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
+def hkdf_sha256(ikm, salt, info, length):
+    """HKDF (RFC 5869) with SHA-256: extract, then expand to `length` bytes."""
+    prk = hmac.new(salt, ikm, hashlib.sha256).digest()
+    okm, block, counter = b"", b"", 1
+    while len(okm) < length:
+        block = hmac.new(prk, block + info + bytes([counter]), hashlib.sha256).digest()
+        okm += block
+        counter += 1
+    return okm[:length]
+
+
+def derive_key(app_key):
+    """The 32-byte key FORMAT.md derives from an application key string."""
+    return hkdf_sha256(app_key.encode("utf-8"), HKDF_SALT, HKDF_INFO, AES_KEY_SIZE)
+
+
+def key_check_value(key):
+    """The 16-byte check value a store keeps for a key: HMAC-SHA256(key, message)[:16]."""
+    return hmac.new(key, KEYCHECK_MESSAGE, hashlib.sha256).digest()[:16]
+
+
+def keycheck_record_key(key_id):
+    return b"keycheck/%d" % key_id
+
+
+class CannotDecode(Exception):
+    """A value that this reader cannot turn back into what the application stored."""
+
+
+class WrongKey(Exception):
+    def __init__(self, key_id):
+        Exception.__init__(self, "wrong key for key id %d: it does not match the store's check "
+                                 "value (record keycheck/%d in space 0xFFFFFFFF)" % (key_id, key_id))
+        self.key_id = key_id
+
+
+def aes_gcm_open(key, nonce, sealed, aad, key_id=None):
+    """AES-256-GCM decryption of `sealed` (ciphertext || 16-byte tag). The plaintext is
+    returned only when the tag verifies."""
+    if len(sealed) < GCM_TAG_SIZE:
+        raise CannotDecode("encrypted value of %d bytes is shorter than the 16-byte GCM tag"
+                           % len(sealed))
+    try:
+        from cryptography.exceptions import InvalidTag
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    except ImportError:
+        raise CannotDecode("cannot decrypt: the Python package 'cryptography' is not installed")
+    try:
+        return AESGCM(key).decrypt(nonce, sealed, aad)
+    except InvalidTag:
+        raise CannotDecode("AES-GCM authentication failed%s: the record was altered or the key "
+                           "is not the one it was written with"
+                           % ("" if key_id is None else " under key id %d" % key_id))
+
+
+def zstd_decompress(frame, raw_length):
+    """One zstd frame whose declared content size must be `raw_length`, decompressed to
+    exactly `raw_length` bytes (so no frame expands further than its record says)."""
+    try:
+        import zstandard
+    except ImportError:
+        raise CannotDecode("cannot decompress: the Python package 'zstandard' is not installed")
+    if raw_length > MAX_VALUE:
+        raise CannotDecode("raw length %d is over the 2^30-byte limit" % raw_length)
+    if frame[:4] != ZSTD_MAGIC:
+        raise CannotDecode("compressed value does not start with the zstd magic 28 b5 2f fd")
+    try:
+        declared = zstandard.get_frame_parameters(frame).content_size
+    except zstandard.ZstdError as e:
+        raise CannotDecode("bad zstd frame header: %s" % e)
+    if declared != raw_length:
+        raise CannotDecode("zstd frame declares a content size of %s, the record's raw length "
+                           "is %d" % ("no" if declared in (-1, 2**64 - 1) else declared, raw_length))
+    d = zstandard.ZstdDecompressor()
+    try:
+        try:
+            out = d.decompress(frame, max_output_size=raw_length, allow_extra_data=False)
+        except TypeError:   # zstandard < 0.23: no allow_extra_data; check by hand
+            obj = d.decompressobj()
+            out = obj.decompress(frame)
+            if not obj.eof or obj.unused_data:
+                raise CannotDecode("compressed value is not exactly one zstd frame")
+    except zstandard.ZstdError as e:
+        raise CannotDecode("zstd frame does not decompress: %s" % e)
+    if len(out) != raw_length:
+        raise CannotDecode("zstd frame decompressed to %d bytes, raw length is %d"
+                           % (len(out), raw_length))
+    return out
+
+
+def decode_value(r, keys):
+    """The value an application stored with record `r`: (bytes, None), or (None, reason).
+    A tombstone has no value: (None, None). `keys`: {key id: 32-byte key}."""
+    if r.is_tombstone():
+        return None, None
+    if r.flags & F_CUSTOM:
+        return None, ("custom crypt (flag 0x20): the value was transformed by the application's "
+                      "own function, which nothing in the file describes")
+    value = r.value
+    try:
+        if r.flags & F_ENCRYPTED:
+            key = keys.get(r.key_id)
+            if key is None:
+                raise CannotDecode("encrypted under key id %d, and no key was given for it"
+                                   % r.key_id)
+            value = aes_gcm_open(key, r.nonce, value, r.aad, r.key_id)
+        if r.flags & F_COMPRESSED:
+            value = zstd_decompress(value, r.raw_length)
+    except CannotDecode as e:
+        return None, str(e)
+    return value, None
+
+
+def check_keys(best, keys, report):
+    """Checks the keys given against the store (FORMAT.md, "Keys" and "Rekeying") and returns
+    them, plus any key unwrapped from a rekey record. Raises WrongKey for a key whose check
+    value does not match and RetiredKey for a key id a finished rekey retired. `best`:
+    newest_by_key of the store's records. Reports keys it cannot check."""
+    def live(key):
+        r = best.get((KEYCHECK_SPACE, key))
+        return None if r is None or r.is_tombstone() else r
+
+    def check(key_id, key, origin):
+        r = live(keycheck_record_key(key_id))
+        if r is None:
+            report("key id %d%s: the store holds no check value for it; used unchecked" % (key_id, origin))
+        elif r.flags & (F_COMPRESSED | F_ENCRYPTED | F_CUSTOM):
+            report("key id %d%s: its check value record is not plain (flags %#x); used unchecked"
+                   % (key_id, origin, r.flags))
+        elif not hmac.compare_digest(r.value, key_check_value(key)):
+            raise WrongKey(key_id)
+
+    keys = dict(keys)
+    for key_id in sorted(keys):
+        check(key_id, keys[key_id], "")
+        retired = live(b"rekeyed/%d" % key_id)
+        if retired is not None:
+            raise RetiredKey(key_id, u32(retired.value, 0) if len(retired.value) == 4 else None)
+    r = live(b"rekey")
+    if r is not None:
+        try:
+            old_id, new_id, old_key, new_key = parse_rekey_record(r.value, keys)
+        except CannotDecode as e:
+            report("rekey record (sequence %d): %s" % (r.sequence, e))
+        else:
+            report("rekey record: a rekey from key id %d to key id %d is unfinished" % (old_id, new_id))
+            for key_id, key in ((old_id, old_key), (new_id, new_key)):
+                if key_id not in keys and key is not None:
+                    check(key_id, key, " (unwrapped from the rekey record)")
+                    keys[key_id] = key
+    return keys
+
+
+class RetiredKey(Exception):
+    def __init__(self, key_id, new_id):
+        Exception.__init__(self, "key id %d was retired by a rekey%s (record rekeyed/%d in space "
+                                 "0xFFFFFFFF): an opener refuses it" % (
+                                     key_id, "" if new_id is None else " to key id %d" % new_id, key_id))
+        self.key_id = key_id
+
+
+REKEY_RECORD_SIZE = 128
+REKEY_NEW_KEY_AAD = b"UnifiedStorage.LogStore.v1 rekey: new key"
+REKEY_OLD_KEY_AAD = b"UnifiedStorage.LogStore.v1 rekey: old key"
+
+
+def parse_rekey_record(value, keys):
+    """The rekey record: old key id (u32), new key id (u32), the new key wrapped under the old
+    one, the old key wrapped under the new one; a wrapped key is a 12-byte nonce, then the
+    AES-256-GCM ciphertext of the 32-byte key and its tag. Returns (old id, new id, old key or
+    None, new key or None), unwrapping whichever key `keys` lacks."""
+    if len(value) != REKEY_RECORD_SIZE:
+        raise CannotDecode("%d bytes, FORMAT.md says %d" % (len(value), REKEY_RECORD_SIZE))
+    old_id, new_id = u32(value, 0), u32(value, 4)
+    wrapped_new, wrapped_old = value[8:68], value[68:128]
+    old_key, new_key = keys.get(old_id), keys.get(new_id)
+
+    def unwrap(wrapped, wrapping_key, aad, what):
+        try:
+            key = aes_gcm_open(wrapping_key, wrapped[:GCM_NONCE_SIZE], wrapped[GCM_NONCE_SIZE:], aad)
+        except CannotDecode as e:
+            raise CannotDecode("cannot unwrap the %s: %s" % (what, e))
+        if len(key) != AES_KEY_SIZE:
+            raise CannotDecode("the unwrapped %s is %d bytes" % (what, len(key)))
+        return key
+    if old_key is not None and new_key is None:
+        new_key = unwrap(wrapped_new, old_key, REKEY_NEW_KEY_AAD, "new key (id %d)" % new_id)
+    elif new_key is not None and old_key is None:
+        old_key = unwrap(wrapped_old, new_key, REKEY_OLD_KEY_AAD, "old key (id %d)" % old_id)
+    return old_id, new_id, old_key, new_key
+
+# ---------------------------------------------------------------------------
 # Index snapshot.
 
 class Snapshot:
@@ -657,17 +886,30 @@ def parse_snapshot(d):
                            "record_count": u32(d, p + 16), "reserved": u32(d, p + 20)})
         p += 24
     s.entries = []
-    prev = 0
+    s.slots = []
+    prev_slot = -1
     try:
         for i in range(s.entry_count):
-            z, p = read_varint(d, p, end)
+            # FORMAT.md: slot gap (varint), tag (u32), segment id (varint), record offset (u32)
+            gap, p = read_varint(d, p, end)
+            if p + 4 > end:
+                raise Truncated()
+            tag = u32(d, p)
+            p += 4
             seg, p = read_varint(d, p, end)
-            off, p = read_varint(d, p, end)
-            tag = prev + zigzag_decode(z)
-            if not (0 <= tag < (1 << 32)):
-                return None, "entry %d: tag %d out of 32-bit range" % (i, tag)
+            if p + 4 > end:
+                raise Truncated()
+            off = u32(d, p)
+            p += 4
+            slot = prev_slot + gap + 1
+            if tag == 0:
+                return None, "entry %d: tag 0" % i
             s.entries.append((tag, seg, off))
-            prev = tag
+            s.slots.append(slot)
+            prev_slot = slot
+        if s.slots and s.capacity and s.slots[-1] >= s.capacity:
+            report_note = "last slot %d beyond keydir capacity %d" % (s.slots[-1], s.capacity)
+            return None, report_note
     except Truncated:
         return None, "entries run past the checksum (%d of %d parsed)" % (len(s.entries),
                                                                        s.entry_count)
@@ -849,9 +1091,232 @@ class SelfTestFailure(Exception):
     pass
 
 
+def _module_available(name):
+    try:
+        __import__(name)
+        return True
+    except ImportError:
+        return False
+
+
+def selftest_values(doc, check, skip, hex_block):
+    """FORMAT.md's "Values", "Keys" and "Nonces" sections and the worked example "Encrypted
+    and compressed records": constants, the key check value, HKDF, and decryption and
+    decompression of the two example records (and refusals of altered copies)."""
+    flat = re.sub(r"\s+", " ", doc)   # prose wraps lines anywhere
+
+    def doc_hex(pattern, what):
+        m = re.search(pattern, flat)
+        check(m is not None, "%s not found in FORMAT.md" % what)
+        return bytes.fromhex(m.group(1)) if m else None
+
+    def reseal(rec_bytes):   # recompute a record's CRC-32C after an edit
+        rec_bytes = bytearray(rec_bytes)
+        rec_bytes[0:4] = crc32c(rec_bytes, 4).to_bytes(4, "little")
+        return bytes(rec_bytes)
+
+    # --- constants the prose gives
+    m = re.search(r"HMAC-SHA256\(key, ASCII `([^`]+)`\)", flat)
+    check(m is not None and m.group(1).encode() == KEYCHECK_MESSAGE,
+          "key check message: doc %r, reader %r" % (m and m.group(1), KEYCHECK_MESSAGE))
+    check(re.search(r"key space 0xFFFFFFFF \(the engine's own\) whose key is the ASCII text "
+                    r"`keycheck/` followed by the decimal key id \(`keycheck/1`\)", flat) is not None
+          and keycheck_record_key(1) == b"keycheck/1" and KEYCHECK_SPACE == 0xFFFFFFFF,
+          "key check record (space 0xFFFFFFFF, key keycheck/ID) not as the reader has it")
+    m = re.search(r"\*\*HKDF-SHA256\*\* \(RFC 5869\): input keying material = the string's UTF-8 "
+                  r"bytes, salt = ASCII `([^`]+)`, info = ASCII `([^`]+)`, length (\d+)", flat)
+    check(m is not None, "HKDF derivation sentence not found in FORMAT.md")
+    if m:
+        check(m.group(1).encode() == HKDF_SALT and m.group(2).encode() == HKDF_INFO
+              and int(m.group(3)) == AES_KEY_SIZE,
+              "HKDF parameters: doc salt %r info %r length %s" % m.groups())
+    m = re.search(r"`flags AND 0x([0-9A-Fa-f]{2})`", flat)
+    check(m is not None and int(m.group(1), 16) == 0x7B == 0xFF & ~(F_BATCH | F_FOLLOWER),
+          "the AAD's flag mask is not 0x7B = every bit but the batch bits 0x04 and 0x80")
+
+    # --- HKDF-SHA256 itself: RFC 5869 test cases A.1 and A.3 (the document gives no vector
+    # of its own for a derived key; tools/check_format.sh checks one against the engine)
+    okm = hkdf_sha256(bytes([0x0B] * 22), bytes(range(13)), bytes(range(0xF0, 0xFA)), 42)
+    check(okm.hex() == "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf3400"
+                       "7208d5b887185865", "HKDF-SHA256 fails RFC 5869 test case A.1")
+    okm = hkdf_sha256(bytes([0x0B] * 22), b"", b"", 42)
+    check(okm.hex() == "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d20"
+                       "1395faa4b61a96c8", "HKDF-SHA256 fails RFC 5869 test case A.3")
+    check(derive_key("x") == hkdf_sha256(b"x", HKDF_SALT, HKDF_INFO, 32) and len(derive_key("é")) == 32,
+          "derive_key is not HKDF over the string's UTF-8 bytes")
+
+    # --- the example key and its check value
+    m = re.search(r"AES-256 key `00 01 02 \.\.\. 1f` \(the bytes 0 to 31\) as key id (\d+)", flat)
+    check(m is not None, "the example key sentence not found")
+    key_id = int(m.group(1)) if m else 1
+    key = bytes(range(32))
+    want = doc_hex(r"check value for key id 1 \(record `keycheck/1` in space 0xFFFFFFFF\) would be "
+                   r"`([0-9a-f ]+)`", "the example key's check value")
+    if want is not None:
+        check(key_check_value(key) == want, "check value of key 0..31 is %s, doc says %s"
+              % (key_check_value(key).hex(), want.hex()))
+
+    # --- the encrypted record
+    try:
+        enc_lines, comp_lines = hex_block("encrypted"), hex_block("compressed")
+    except SelfTestFailure as e:
+        check(False, str(e))
+        return
+    image = bytearray(SEG_HEADER_SIZE)   # "as the first record of a store": offset 0x20
+    for off, data, _ in enc_lines + comp_lines:
+        check(off == len(image), "example hex line at %08x, the bytes before it end at %08x"
+              % (off, len(image)))
+        image += data
+    image = bytes(image)
+    enc = parse_record(image, SEG_HEADER_SIZE, len(image))
+    check(enc is not None, "the encrypted example record does not parse or fails its CRC-32C")
+    if enc is None:
+        return
+    nonce = doc_hex(r"nonce happened to be `([0-9a-f ]+)` `", "the example nonce's random prefix")
+    counter = doc_hex(r"nonce happened to be `[0-9a-f ]+` `([0-9a-f ]+)`", "the example nonce's counter")
+    check(enc.flags == F_ENCRYPTED and enc.sequence == 1 and enc.space == 0 and enc.key == b"secret"
+          and enc.key_id == key_id and len(enc.value) == 5 + GCM_TAG_SIZE,
+          "encrypted example: flags %#x seq %d space %d key %r key id %s value length %d"
+          % (enc.flags, enc.sequence, enc.space, enc.key, enc.key_id, len(enc.value)))
+    if nonce is not None and counter is not None:
+        check(enc.nonce == nonce + counter and len(nonce) == 8 and u32(counter, 0) == 1,
+              "example nonce %s is not the prefix %s + little-endian counter 1"
+              % (enc.nonce.hex(), nonce.hex()))
+    check(enc.value[-GCM_TAG_SIZE:] == enc_lines[-1][1], "the last 16 value bytes are not the tag line")
+    aad = doc_hex(r"the AAD is `10` \(flags AND 0x7B\) followed by the record's bytes from "
+                  r"offset 5 to the end of the key: `([0-9a-f ]+)`", "the example AAD")
+    check(aad is not None and enc.aad == aad,
+          "AAD built from the record %s differs from the doc's %s" % (enc.aad.hex(), aad and aad.hex()))
+    want = doc_hex(r"the result is `([0-9a-f ]+)`", "the example plaintext")
+    if not _module_available("cryptography"):
+        skip("AES-GCM checks: the Python package 'cryptography' is not installed")
+    else:
+        value, error = decode_value(enc, {key_id: key})
+        check(value == want == b"hello", "decrypting the example gives %r (%s), doc says %r"
+              % (value, error, want))
+        rec = image[enc.offset:enc.end]
+
+        def decoded(edited, keys={key_id: key}):
+            r = parse_record(edited, 0, len(edited))
+            return decode_value(r, keys) if r is not None else (None, "does not parse")
+        # the batch bits are outside the AAD (compaction clears them) ...
+        for flags in (F_ENCRYPTED | F_FOLLOWER, F_ENCRYPTED | F_BATCH):
+            edited = reseal(rec[:4] + bytes([flags]) + rec[5:])
+            check(decoded(edited)[0] == b"hello", "flags %#x: batch bits must not be authenticated" % flags)
+        # ... every other header byte, the key, the ciphertext and the tag are
+        edits = {"purgeable flag": (4, F_ENCRYPTED | F_PURGEABLE), "sequence": (5, 2),
+                 "key space": (6, 1), "nonce": (12, 9), "key": (22, ord("S")),
+                 "ciphertext": (28, rec[28] ^ 1), "tag": (len(rec) - 1, rec[-1] ^ 1)}
+        for what, (pos, byte) in edits.items():
+            edited = reseal(rec[:pos] + bytes([byte]) + rec[pos + 1:])
+            value, error = decoded(edited)
+            check(value is None and "authentication failed" in (error or ""),
+                  "a record with its %s changed still decrypts (%r)" % (what, value))
+        check(decoded(rec, {key_id: bytes(32)})[0] is None, "the example decrypts under a wrong key")
+        value, error = decoded(rec, {})
+        check(value is None and "key id 1" in error, "no key: %r %r" % (value, error))
+
+    # --- the compressed record
+    comp = parse_record(image, enc.end, len(image))
+    check(comp is not None and comp.offset == comp_lines[0][0],
+          "the compressed example record does not parse at %08x" % enc.end)
+    if comp is None:
+        return
+    m = re.search(r"A (\d+)-byte JSON value `([^`]+)` stored under \"(\w+)\"", flat)
+    check(m is not None, "the compressed example's value sentence not found")
+    json_value = m.group(2).encode() if m else b""
+    check(comp.flags == F_COMPRESSED and comp.sequence == 2 and comp.key == (m.group(3).encode() if m else b"doc")
+          and comp.raw_length == len(json_value) == (int(m.group(1)) if m else -1)
+          and len(comp.value) == 39 and comp.value[:4] == ZSTD_MAGIC,
+          "compressed example: flags %#x seq %d key %r raw length %s value length %d"
+          % (comp.flags, comp.sequence, comp.key, comp.raw_length, len(comp.value)))
+    quiet = Reporter(quiet=True)
+    scan = scan_records(image, 1, SEG_HEADER_SIZE, len(image), "values-example", quiet)
+    check(len(scan.applied) == 2 and not quiet.lines, "the two example records do not scan cleanly: %s"
+          % quiet.lines)
+    if not _module_available("zstandard"):
+        skip("zstd checks: the Python package 'zstandard' is not installed")
+        return
+    value, error = decode_value(comp, {})
+    check(value == json_value, "decompressing the example gives %r (%s)" % (value, error))
+    rec = image[comp.offset:comp.end]
+    raw_at = comp.end - comp.offset - len(comp.value) - len(comp.key) - 1   # raw length: 1-byte varint
+    check(rec[raw_at] == 56, "raw length byte not where expected")
+    for what, edited in (
+            ("raw length 57", reseal(rec[:raw_at] + bytes([57]) + rec[raw_at + 1:])),
+            ("raw length 55", reseal(rec[:raw_at] + bytes([55]) + rec[raw_at + 1:])),
+            ("a byte after the frame", reseal(rec[:8] + bytes([40]) + rec[9:] + b"\x00")),
+            ("a damaged frame", reseal(rec[:-3] + bytes([rec[-3] ^ 0xFF]) + rec[-2:]))):
+        r = parse_record(edited, 0, len(edited))
+        value, error = decode_value(r, {}) if r is not None else (None, "does not parse")
+        check(value is None and error, "%s: a frame that does not match its record decoded to %r"
+              % (what, value))
+
+
+def selftest_rekey(doc, check, skip):
+    """FORMAT.md's "Rekeying": the rekey record's layout and AAD texts, and the reader's use of
+    it, on a rekey record built here as the section describes (the document has no example)."""
+    flat = re.sub(r"\s+", " ", doc)
+    m = re.search(r"the \*\*rekey record\*\*, key `rekey`, (\d+) bytes: old key id \(u32\), new key id "
+                  r"\(u32\), then the new key wrapped under the old one, then the old key wrapped under "
+                  r"the new one\. A wrapped key is a 12-byte random nonce followed by AES-256-GCM\(wrapping "
+                  r"key, that nonce, AAD, the 32-byte key\) and its 16-byte tag, with AAD the ASCII text "
+                  r"`([^`]+)` for the first and `([^`]+)` for the second", flat)
+    check(m is not None, "the rekey record sentence not found in FORMAT.md")
+    if m:
+        check(int(m.group(1)) == REKEY_RECORD_SIZE == 4 + 4 + 2 * (12 + 32 + 16),
+              "rekey record size: doc %s, reader %d" % (m.group(1), REKEY_RECORD_SIZE))
+        check(m.group(2).encode() == REKEY_NEW_KEY_AAD and m.group(3).encode() == REKEY_OLD_KEY_AAD,
+              "rekey AAD texts: doc %r %r" % (m.group(2), m.group(3)))
+    check(re.search(r"writes `rekeyed/<old id>` \(decimal\), whose value is the new key id \(u32\)\. An "
+                    r"opener that presents a key whose id has a `rekeyed/` record is refused", flat)
+          is not None, "the rekeyed/<old id> sentence not found in FORMAT.md")
+    if not _module_available("cryptography"):
+        skip("rekey checks: the Python package 'cryptography' is not installed")
+        return
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    old_key, new_key = bytes(range(32)), bytes(range(100, 132))
+
+    def wrap(wrapping, key, aad, nonce):
+        return nonce + AESGCM(wrapping).encrypt(nonce, key, aad)
+    value = ((1).to_bytes(4, "little") + (2).to_bytes(4, "little")
+             + wrap(old_key, new_key, REKEY_NEW_KEY_AAD, bytes(12))
+             + wrap(new_key, old_key, REKEY_OLD_KEY_AAD, bytes([1] * 12)))
+
+    def record(key, val, seq):
+        r = Record()
+        r.space, r.key, r.value, r.sequence, r.flags = KEYCHECK_SPACE, key, val, seq, 0
+        return r
+    best = {(KEYCHECK_SPACE, r.key): r for r in (
+        record(b"keycheck/1", key_check_value(old_key), 1), record(b"keycheck/2", key_check_value(new_key), 2),
+        record(b"rekey", value, 3))}
+    quiet = Reporter(quiet=True)
+    check(check_keys(best, {1: old_key}, quiet) == {1: old_key, 2: new_key},
+          "the new key is not unwrapped from the rekey record with the old one")
+    check(check_keys(best, {2: new_key}, quiet) == {1: old_key, 2: new_key},
+          "the old key is not unwrapped from the rekey record with the new one")
+    swapped = dict(best)
+    swapped[(KEYCHECK_SPACE, b"rekey")] = record(b"rekey", value[:8] + value[68:] + value[8:68], 3)
+    check(check_keys(swapped, {1: old_key}, quiet) == {1: old_key},
+          "a wrapped key opened with the other direction's AAD")
+    best[(KEYCHECK_SPACE, b"rekeyed/1")] = record(b"rekeyed/1", (2).to_bytes(4, "little"), 4)
+    del best[(KEYCHECK_SPACE, b"rekey")]
+    try:
+        check_keys(best, {1: old_key}, quiet)
+        check(False, "a key id retired by rekeyed/1 is not refused")
+    except RetiredKey as e:
+        check("key id 2" in str(e), "the refusal does not name the new key id: %s" % e)
+    check(check_keys(best, {2: new_key}, quiet) == {2: new_key}, "the new key is refused after the rekey")
+
+
 def selftest(format_path):
     failures = []
     passed = [0]
+    skipped = []
+
+    def skip(msg):
+        skipped.append(msg)
+        print("SKIPPED: " + msg)
 
     def check(cond, msg):
         if cond:
@@ -1042,10 +1507,15 @@ def selftest(format_path):
     c, problem = parse_commit_file(body + crc32c(body).to_bytes(4, "little"))
     check(c == ([5], [2, 3]), "commit file round trip: %r %r" % (c, problem))
 
+    # --- values: keys, AES-256-GCM, zstd
+    selftest_values(doc, check, skip, hex_block)
+    selftest_rekey(doc, check, skip)
+
+    skipped_note = ", %d group(s) skipped" % len(skipped) if skipped else ""
     if failures:
-        print("selftest: %d check(s) FAILED, %d passed" % (len(failures), passed[0]))
+        print("selftest: %d check(s) FAILED, %d passed%s" % (len(failures), passed[0], skipped_note))
         return 1
-    print("selftest: all %d checks passed" % passed[0])
+    print("selftest: all %d checks passed%s" % (passed[0], skipped_note))
     return 0
 
 # ---------------------------------------------------------------------------
@@ -1072,32 +1542,114 @@ def take_shared_lock(directory, report):
     return fd
 
 
+class UsageError(Exception):
+    pass
+
+
+class KeyArguments:
+    """Collects --key-hex / --app-key / --key-id / --key ID:HEX into {key id: key}. A --key-id
+    belongs to the key just before it, or (given before any unpaired key) to the next one."""
+
+    def __init__(self):
+        self.pending = []       # [key id or None, key bytes, spelling], in order given
+        self.waiting_id = None  # a --key-id given before its key
+
+    def add_key(self, key, spelling, key_id=None):
+        if key_id is None and self.waiting_id is not None:
+            key_id, self.waiting_id = self.waiting_id, None
+        self.pending.append([key_id, key, spelling])
+
+    def add_id(self, text):
+        key_id = parse_key_id(text)
+        if self.pending and self.pending[-1][0] is None:
+            self.pending[-1][0] = key_id
+        elif self.waiting_id is None:
+            self.waiting_id = key_id
+        else:
+            raise UsageError("two --key-id options with no key between them")
+
+    def keys(self):
+        if self.waiting_id is not None:
+            raise UsageError("--key-id %d belongs to no --key-hex or --app-key" % self.waiting_id)
+        out = {}
+        for key_id, key, spelling in self.pending:
+            key_id = 1 if key_id is None else key_id
+            if key_id in out and out[key_id] != key:
+                raise UsageError("two different keys for key id %d (%s)" % (key_id, spelling))
+            out[key_id] = key
+        return out
+
+
+def parse_key_id(text):
+    try:
+        key_id = int(text, 10)
+    except ValueError:
+        raise UsageError("key id %r is not a decimal number" % text)
+    if not 0 <= key_id < (1 << 32):
+        raise UsageError("key id %d is not a 32-bit unsigned number" % key_id)
+    return key_id
+
+
+def parse_key_hex(text):
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", text):
+        raise UsageError("a key must be 64 hexadecimal digits (32 bytes), got %d characters"
+                         % len(text))
+    return bytes.fromhex(text)
+
+
 def main(argv):
     mode = "live"
     now_ms = None
     fmt = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "FORMAT.md")
     args = []
+    key_args = KeyArguments()
     i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--records":
-            mode = "records"
-        elif a == "--check-snapshot":
-            mode = "check"
-        elif a == "--selftest":
-            mode = "selftest"
-        elif a == "--now":
+    try:
+        while i < len(argv):
+            a = argv[i]
+            takes_value = a in ("--now", "--format", "--key-hex", "--key-id", "--app-key", "--key")
+            if takes_value and i + 1 >= len(argv):
+                raise UsageError("%s needs a value" % a)
+            if a == "--records":
+                mode = "records"
+            elif a == "--check-snapshot":
+                mode = "check"
+            elif a == "--selftest":
+                mode = "selftest"
+            elif a == "--now":
+                i += 1
+                now_ms = int(argv[i])
+            elif a == "--format":
+                i += 1
+                fmt = argv[i]
+            elif a == "--key-hex":
+                i += 1
+                key_args.add_key(parse_key_hex(argv[i]), "--key-hex")
+            elif a == "--app-key":
+                i += 1
+                key_args.add_key(derive_key(argv[i]), "--app-key")
+            elif a == "--key-id":
+                i += 1
+                key_args.add_id(argv[i])
+            elif a == "--key":
+                i += 1
+                key_id, sep, hexkey = argv[i].partition(":")
+                if not sep:
+                    raise UsageError("--key takes ID:HEX")
+                key_args.add_key(parse_key_hex(hexkey), "--key", parse_key_id(key_id))
+            elif a in ("-h", "--help"):
+                print(__doc__)
+                return 0
+            elif a.startswith("--"):
+                raise UsageError("unknown option %s" % a)
+            else:
+                args.append(a)
             i += 1
-            now_ms = int(argv[i])
-        elif a == "--format":
-            i += 1
-            fmt = argv[i]
-        elif a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        else:
-            args.append(a)
-        i += 1
+        keys = key_args.keys()
+    except (UsageError, ValueError) as e:
+        print("read_store: %s" % e, file=sys.stderr)
+        print(__doc__, file=sys.stderr)
+        return 64
     if now_ms is None:
         now_ms = int(time.time() * 1000)
     if mode == "selftest":
@@ -1114,20 +1666,40 @@ def main(argv):
     if mode == "check":
         return check_snapshot(directory, now_ms, report)
     store = Store(directory, report).load()
+    best = newest_by_key(store.applied_records(), report)
+    try:
+        keys = check_keys(best, keys, report)
+    except (WrongKey, RetiredKey) as e:
+        print("read_store: %s" % e, file=sys.stderr)
+        return 2
     w = sys.stdout.write
+
+    def value_fields(r, obj):
+        value, error = decode_value(r, keys)
+        obj["value_base64"] = None if value is None else b64(value)
+        obj["stored_base64"] = b64(r.value)
+        if error is not None:
+            obj["error"] = error
+        return error
+
     if mode == "records":
         for r in store.all_records():
-            w(dumps({"segment": r.segment, "offset": r.offset, "space": r.space,
-                     "key_base64": b64(r.key), "value_base64": b64(r.value),
-                     "sequence": r.sequence, "flags": r.flags}) + "\n")
+            obj = {"segment": r.segment, "offset": r.offset, "space": r.space,
+                   "key_base64": b64(r.key), "sequence": r.sequence, "flags": r.flags}
+            if r.key_id is not None:
+                obj["key_id"] = r.key_id
+            if r.raw_length is not None:
+                obj["raw_length"] = r.raw_length
+            value_fields(r, obj)
+            w(dumps(obj) + "\n")
         return 0
-    best = newest_by_key(store.applied_records(), report)
     for r in live_records(best, now_ms):
-        if r.flags & (F_COMPRESSED | F_ENCRYPTED | F_CUSTOM):
-            report("space %d key %s: value is stored transformed (flags %#x); printed as stored"
-                   % (r.space, b64(r.key), r.flags))
-        w(dumps({"space": r.space, "key_base64": b64(r.key), "value_base64": b64(r.value),
-                 "sequence": r.sequence}) + "\n")
+        obj = {"space": r.space, "key_base64": b64(r.key), "sequence": r.sequence}
+        error = value_fields(r, obj)
+        if error is not None:
+            report("space %d key %s (sequence %d): value not decoded: %s"
+                   % (r.space, b64(r.key), r.sequence, error))
+        w(dumps(obj) + "\n")
     return 0
 
 

@@ -176,6 +176,16 @@ public final class LogStore: Sendable {
                                        expiresAtMillis: expiresAt.map(Clock.millis(of:))))
     }
 
+    /// Calls `body` with the value of `key` (nil when absent or expired) without copying it out
+    /// of the segment when it is stored plain; encrypted or compressed values are decoded first.
+    /// The buffer is valid only during `body`, which must not write to this store (a plain
+    /// value is lent under the store's read lock).
+    /// - Throws: as `get(forKey:space:crypt:)`, and whatever `body` throws.
+    public func withValue<Result>(forKey key: [UInt8], space: KeySpace = 0, crypt: DataCrypt? = nil,
+                                  _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        try engine.withValue(key: key, space: space, crypt: crypt, body)
+    }
+
     /// Stores `value` under `key`, protected by `crypt`: `DataCrypt.default` encrypts with the
     /// store's key (AES-256-GCM), a custom crypt with its own function, `DataCrypt.plain` not at
     /// all, nil as the store's options say. `purgeable` marks it for the cache cleaner.

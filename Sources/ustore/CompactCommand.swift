@@ -5,14 +5,19 @@ import UnifiedStorage
 struct CompactCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compact",
-        abstract: "Compact the store, then print its statistics as `stats` does."
+        abstract: "Compact the store, then print its statistics as `stats` does.",
+        discussion: """
+            Compaction copies records byte for byte: it neither decrypts nor recompresses them. \
+            The key and compression options apply to whatever the open itself writes, as for `put`.
+            """
     )
 
     @OptionGroup var store: StoreDirectoryArgument
+    @OptionGroup(title: "Compression") var compression: CompressionOptions
 
     func run() throws {
         try reportingFailures {
-            let json = try StoreSession.with(store.url, readOnly: false) { logStore in
+            let json = try StoreSession.with(store, readOnly: false, compression: compression.compression) { logStore in
                 try logStore.compact()
                 return JSON.statistics(logStore.statistics, recoveryReport: logStore.recoveryReport)
             }

@@ -15,7 +15,7 @@ struct DeleteCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            try StoreSession.with(store.url, readOnly: false) { logStore in
+            try StoreSession.with(store, readOnly: false) { logStore in
                 try logStore.delete(forKey: Array(key.utf8), space: keySpace.space)
             }
         }

@@ -16,7 +16,7 @@ struct GetCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let value = try StoreSession.with(store.url, readOnly: true) { logStore in
+            let value = try StoreSession.with(store, readOnly: true) { logStore in
                 try logStore.get(forKey: Array(key.utf8), space: keySpace.space)
             }
             guard let value else {

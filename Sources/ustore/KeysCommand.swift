@@ -16,7 +16,7 @@ struct KeysCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let keys = try StoreSession.with(store.url, readOnly: true) { logStore in
+            let keys = try StoreSession.with(store, readOnly: true) { logStore in
                 try logStore.keys(space: keySpace.space, prefix: Array(prefix.utf8))
             }
             try Output.line(JSON.array(keys.map(JSON.key)).text)

@@ -9,7 +9,9 @@ struct PutCommand: ParsableCommand {
         abstract: "Store VALUE under KEY, creating the store if it does not exist.",
         discussion: """
             VALUE `-` reads the value as raw bytes from stdin until end of file. Put `--` before \
-            a KEY or VALUE that starts with a dash. Exits 0 only after the store is closed: the \
+            a KEY or VALUE that starts with a dash. With `--key-hex` or `--app-key` the value is \
+            encrypted (AES-256-GCM); with `--compress-level` or `--compress-threshold` it is \
+            zstd-compressed first when that makes it shorter. Exits 0 only after the store is closed: the \
             value is then in the kernel's page cache and survives the process being killed.
             """
     )
@@ -22,6 +24,7 @@ struct PutCommand: ParsableCommand {
     @OptionGroup var keySpace: KeySpaceOption
     @Option(name: .customLong("expires-in"), help: "Make the value expire this many seconds from now.")
     var expiresIn: Double?
+    @OptionGroup(title: "Compression") var compression: CompressionOptions
 
     func validate() throws {
         if let expiresIn, !(expiresIn.isFinite && expiresIn > 0) {
@@ -33,7 +36,7 @@ struct PutCommand: ParsableCommand {
         try reportingFailures {
             let bytes = value == "-" ? try StandardInput.readAll() : Array(value.utf8)
             let expiresAt = expiresIn.map { Date().addingTimeInterval($0) }
-            try StoreSession.with(store.url, readOnly: false) { logStore in
+            try StoreSession.with(store, readOnly: false, compression: compression.compression) { logStore in
                 try logStore.put(bytes, forKey: Array(key.utf8), space: keySpace.space, expiresAt: expiresAt)
             }
         }

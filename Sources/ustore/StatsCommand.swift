@@ -12,7 +12,7 @@ struct StatsCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let json = try StoreSession.with(store.url, readOnly: true) { logStore in
+            let json = try StoreSession.with(store, readOnly: true) { logStore in
                 JSON.statistics(logStore.statistics, recoveryReport: logStore.recoveryReport)
             }
             try Output.line(json.text)

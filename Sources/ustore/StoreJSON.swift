@@ -23,9 +23,9 @@ extension JSON {
         return .object(["base64": .string(KeyBytes.base64(bytes))])
     }
 
-    /// One `dump` line.
-    static func record(_ record: LogStore.RecordInfo) -> JSON {
-        .object([
+    /// One `dump` line: the record as stored, and `decoded`, its value as `get` returns it.
+    static func record(_ record: LogStore.RecordInfo, decoded: DecodedValue) -> JSON {
+        var members: [String: JSON] = [
             "space": .unsigned(UInt64(record.space)),
             "key": KeyBytes.utf8String(record.key).map(JSON.string) ?? .null,
             "key_base64": .string(KeyBytes.base64(record.key)),
@@ -37,7 +37,15 @@ extension JSON {
             "value_base64": .string(KeyBytes.base64(record.value)),
             "segment": .unsigned(UInt64(record.segment)),
             "offset": .int(record.offset),
-        ])
+        ]
+        switch decoded {
+        case .value(let bytes): members["value_decoded_base64"] = .string(KeyBytes.base64(bytes))
+        case .none: members["value_decoded_base64"] = .null
+        case .failed(let reason):
+            members["value_decoded_base64"] = .null
+            members["error"] = .string(reason)
+        }
+        return .object(members)
     }
 }
 

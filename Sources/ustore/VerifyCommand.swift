@@ -20,7 +20,7 @@ struct VerifyCommand: ParsableCommand {
         var outcome = VerifyOutcome(problems: [], recordsChecked: 0)
         try reportingFailures {
             do {
-                outcome = try StoreSession.with(store.url, readOnly: true) { logStore in
+                outcome = try StoreSession.with(store, readOnly: true) { logStore in
                     let report = try logStore.verify()
                     return VerifyOutcome(problems: report.problems, recordsChecked: report.recordsChecked,
                                          recoveryReport: logStore.recoveryReport)

@@ -122,7 +122,8 @@ final class RecordCodecTests: XCTestCase {
                 var fields = RecordCodec.Fields(flags: flags, sequence: UInt64.random(in: 1...UInt64.max, using: &rng) >> UInt64.random(in: 0..<63, using: &rng) | 1,
                                                 space: UInt32.random(in: 0...UInt32.max, using: &rng), expiresAtMillis: expiry)
                 fields.keyID = UInt32.random(in: 0...UInt32.max, using: &rng)
-                fields.nonce = (0..<12).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                fields.nonce = RecordCodec.Nonce(prefix: UInt64.random(in: 0...UInt64.max, using: &rng),
+                                                 counter: UInt32.random(in: 0...UInt32.max, using: &rng))
                 fields.rawLength = Int.random(in: 0...(1 << 30), using: &rng)
                 let encoded = encode(fields, key: key, value: value, padding: 7)
                 // encode decides hasExpiry from the expiry field, whatever the flags said.
@@ -146,12 +147,17 @@ final class RecordCodecTests: XCTestCase {
                 XCTAssertEqual(header.totalLength, encoded.length)
                 if flags.contains(.encrypted) {
                     XCTAssertEqual(header.keyID, fields.keyID)
-                    XCTAssertEqual(Array(encoded.bytes[header.nonceOffset..<header.nonceOffset + 12]), fields.nonce)
+                    var nonceBytes: [UInt8] = []
+                    LittleEndian.append64(fields.nonce.prefix, to: &nonceBytes)
+                    LittleEndian.append32(fields.nonce.counter, to: &nonceBytes)
+                    XCTAssertEqual(Array(encoded.bytes[header.nonceOffset..<header.nonceOffset + 12]), nonceBytes)
                 } else {
                     XCTAssertEqual(header.keyID, 0)
                     XCTAssertEqual(header.nonceOffset, 0)
                 }
                 XCTAssertEqual(header.rawLength, flags.contains(.compressed) ? fields.rawLength : 0)
+                // The header the write path computes instead of parsing back must be the same.
+                XCTAssertEqual(RecordCodec.header(for: fields, keyLength: key.count, valueLength: value.count), header)
                 XCTAssertEqual(Array(encoded.bytes[header.keyOffset..<header.keyOffset + key.count]), key)
                 XCTAssertEqual(Array(encoded.bytes[header.valueOffset..<header.valueOffset + value.count]), value)
                 XCTAssertEqual(header.valueOffset + value.count, header.totalLength, "value ends the record")
@@ -242,7 +248,7 @@ final class RecordCodecTests: XCTestCase {
     func testRecordsRunningPastTheLimitAreRejected() {
         var fields = RecordCodec.Fields(flags: [.encrypted, .compressed], sequence: 77, space: 3, expiresAtMillis: 123)
         fields.keyID = 5
-        fields.nonce = [UInt8](repeating: 9, count: 12)
+        fields.nonce = RecordCodec.Nonce(prefix: 0x0909_0909_0909_0909, counter: 0x0909_0909)
         fields.rawLength = 999
         let encoded = encode(fields, key: b("some key"), value: [UInt8](repeating: 1, count: 100))
         XCTAssertNotNil(valid(encoded.bytes, limit: encoded.length))
@@ -427,8 +433,8 @@ final class FileFormatTests: XCTestCase {
                                      segments: [.init(id: 3, length: 100, liveBytes: 50, recordCount: 2),
                                                 .init(id: 7, length: 4096, liveBytes: 4000, recordCount: 30)])
         let bytes = snapshot.encode(keydir: keydir)
-        let loaded = KeyDir()
-        let decoded = try IndexSnapshot.decode(bytes, into: loaded, path: "s")
+        let (decoded, loaded) = try bytes.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
+        XCTAssertEqual(loaded.capacity, keydir.capacity, "entries go back into the same table")
         XCTAssertEqual(decoded.maxSequence, 123_456)
         XCTAssertEqual(decoded.nextSegmentID, 8)
         XCTAssertEqual(decoded.activeSegmentID, 7)
@@ -440,10 +446,24 @@ final class FileFormatTests: XCTestCase {
         for index in stride(from: 0, to: bytes.count, by: 7) {
             var broken = bytes
             broken[index] ^= 0x40
-            XCTAssertThrowsError(try IndexSnapshot.decode(broken, into: KeyDir(), path: "s"))
+            XCTAssertThrowsError(try broken.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") })
         }
         for cut in stride(from: 0, to: bytes.count, by: 11) {
-            XCTAssertThrowsError(try IndexSnapshot.decode(Array(bytes[..<cut]), into: KeyDir(), path: "s"))
+            XCTAssertThrowsError(try Array(bytes[..<cut]).withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") })
         }
+    }
+
+    /// A snapshot of a table far larger than its entries (after mass deletes) is loaded into a
+    /// table sized anew, not a copy of the big one; every entry is still found.
+    func testSnapshotOfASparseTableIsReinsertedIntoASmallerTable() throws {
+        let keydir = KeyDir()
+        for tag in UInt32(1)...20_000 { keydir.insert(tag: tag &* 2_654_435_761 | 1, location: RecordLocation(segment: 1, offset: tag)) }
+        keydir.removeAll { $0.offset > 100 }
+        let snapshot = IndexSnapshot(maxSequence: 1, nextSegmentID: 2, activeSegmentID: 1, activeLength: 32,
+                                     tableCapacity: UInt32(keydir.capacity), segments: [])
+        let (_, loaded) = try snapshot.encode(keydir: keydir).withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
+        XCTAssertEqual(loaded.count, 100)
+        XCTAssertLessThan(loaded.capacity, keydir.capacity)
+        keydir.forEach { XCTAssertNotNil(loaded.find(tag: $0.tag, location: $0.location)) }
     }
 }

@@ -156,7 +156,9 @@ final class EncryptedStoreTests: StoreTestCase {
     }
 
     func testDefaultCryptWithoutAKeyIsATypedError() throws {
-        let store = try LogStore(directory: temporary.make(), options: options())
+        var keyless = options()
+        keyless.encryption = nil   // whatever the test mode: this is about a store without a key
+        let store = try LogStore(directory: temporary.make(), options: keyless)
         assertStoreError(try store.put(b("v"), forKey: b("k"), crypt: .default), { $0.isCryptRequired })
         XCTAssertNil(try store.get(forKey: b("k")))
     }
@@ -224,5 +226,41 @@ final class EncryptedStoreTests: StoreTestCase {
         try FileManager.default.removeItem(at: directory.appendingPathComponent("index.snapshot"))
         let reopened = try LogStore(directory: directory, options: encryptedOptions())
         for i in 0..<50 { XCTAssertEqual(try reopened.get(forKey: b("key \(i)")), b("value \(i)")) }
+    }
+}
+
+/// Regression: the flag byte bound into the AAD must be the one written, `hasExpiry` included.
+final class EncryptedExpiryTests: StoreTestCase {
+    func testEncryptedValuesWithAnExpiryReadBack() throws {
+        var options = self.options()
+        options.encryption = .init(key: [UInt8](repeating: 3, count: 32), keyID: 1)
+        let directory = temporary.make()
+        let store = try LogStore(directory: directory, options: options)
+        try store.put(b("soon"), forKey: b("ttl"), expiresAt: Date().addingTimeInterval(3600))
+        var batch = LogStore.WriteBatch()
+        batch.put(b("later"), forKey: b("ttl2"), expiresAt: Date().addingTimeInterval(7200))
+        batch.put(b("x"), forKey: b("other"))
+        try store.write(batch)
+        XCTAssertEqual(try store.get(forKey: b("ttl")), b("soon"))
+        XCTAssertEqual(try store.get(forKey: b("ttl2")), b("later"))
+        try store.close()
+        let reopened = try LogStore(directory: directory, options: options)
+        XCTAssertEqual(try reopened.get(forKey: b("ttl")), b("soon"))
+    }
+}
+
+final class BorrowedReadTests: StoreTestCase {
+    func testWithValueLendsPlainAndDecodesEncodedValues() throws {
+        var options = self.options()
+        options.encryption = .init(key: [UInt8](repeating: 5, count: 32), keyID: 1)
+        options.compression = .init(level: 3, threshold: 16)
+        let store = try LogStore(directory: temporary.make(), options: options)
+        try store.put(b("plain value"), forKey: b("p"), crypt: .plain)
+        try store.put(Array(repeating: 0x41, count: 500), forKey: b("e"))
+        XCTAssertEqual(try store.withValue(forKey: b("p")) { Array($0) }, b("plain value"))
+        XCTAssertEqual(try store.withValue(forKey: b("e")) { $0.count }, 500)
+        XCTAssertNil(try store.withValue(forKey: b("absent")) { $0.count })
+        try store.put(b("gone"), forKey: b("x"), expiresAt: Date(timeIntervalSinceNow: -1))
+        XCTAssertNil(try store.withValue(forKey: b("x")) { $0.count })
     }
 }

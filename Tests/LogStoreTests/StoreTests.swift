@@ -38,8 +38,9 @@ final class StoreTests: StoreTestCase {
         XCTAssertEqual(try store.get(forKey: b("k"), space: 0), b("zero"))
         XCTAssertEqual(try store.keys(space: 0), [b("k")])
         XCTAssertEqual(try store.keys(space: 1), [])
-        XCTAssertEqual(try store.keys(space: UInt32.max), [b("k")])
-        XCTAssertEqual(store.statistics.liveKeys, 2)
+        // UInt32.max is the engine's own space: it also holds the key check value when encrypting.
+        XCTAssertEqual(try store.keys(space: UInt32.max), ([b("k")] + engineKeys).sorted { $0.lexicographicallyPrecedes($1) })
+        XCTAssertEqual(store.statistics.liveKeys, 2 + engineKeys.count)
     }
 
     func testKeysSortedLiveOnlyWithPrefix() throws {
@@ -196,14 +197,14 @@ final class StoreTests: StoreTestCase {
         // The batch is consecutive records, all but the last flagged batchContinues.
         let batchRecords = try allRecords(store).suffix(11)
         XCTAssertEqual(batchRecords.map { $0.flags & RecordFlags.batchContinues.rawValue != 0 }, Array(repeating: true, count: 10) + [false])
-        XCTAssertEqual(store.statistics.liveKeys, 6, "the expired key counts until compaction")
+        XCTAssertEqual(store.statistics.liveKeys, 6 + engineKeys.count, "the expired key counts until compaction")
         try store.close()
         for snapshot in [true, false] {
             let copy = try copyStore(directory)
             if !snapshot { try FileManager.default.removeItem(at: copy.appendingPathComponent("index.snapshot")) }
             let reopened = try LogStore(directory: copy, options: options())
             try assertContents(reopened, expected, "snapshot \(snapshot)")
-            XCTAssertEqual(reopened.statistics.liveKeys, 6)
+            XCTAssertEqual(reopened.statistics.liveKeys, 6 + engineKeys.count)
             XCTAssertEqual(reopened.recoveryReport, [])
         }
     }
@@ -372,16 +373,19 @@ final class StoreTests: StoreTestCase {
         let directory = temporary.make()
         let store = try LogStore(directory: directory, options: options(segmentSize: 16 << 10))
         var stats = store.statistics
-        XCTAssertEqual(stats.liveKeys, 0)
-        XCTAssertEqual(stats.liveBytes, 0)
+        // A new store holds nothing but the engine's own records (the key check value).
+        XCTAssertEqual(stats.liveKeys, engineKeys.count)
+        XCTAssertEqual(stats.liveBytes, liveRecordBytes(store))
+        XCTAssertEqual(stats.liveBytes == 0, engineKeys.isEmpty)
         XCTAssertEqual(stats.deadBytes, 0)
         XCTAssertEqual(stats.segmentCount, 1)
-        XCTAssertEqual(stats.segmentBytes, SegmentHeader.size)
+        XCTAssertEqual(stats.segmentBytes, SegmentHeader.size + stats.liveBytes)
         XCTAssertGreaterThan(stats.keydirBytes, 0)
         XCTAssertEqual(stats.compactions, 0)
-        for i in 0..<100 { try store.put([UInt8](repeating: 1, count: 100), forKey: b("k\(i)")) }
+        // Incompressible values: 100 bytes reach the file in every mode.
+        for i in 0..<100 { try store.put(incompressible(100, seed: UInt64(i)), forKey: b("k\(i)")) }
         stats = store.statistics
-        XCTAssertEqual(stats.liveKeys, 100)
+        XCTAssertEqual(stats.liveKeys, 100 + engineKeys.count)
         XCTAssertEqual(stats.deadBytes, 0)
         XCTAssertGreaterThan(stats.liveBytes, 100 * 100)
         XCTAssertEqual(stats.liveBytes + stats.deadBytes + stats.segmentCount * SegmentHeader.size, stats.segmentBytes)
@@ -389,9 +393,9 @@ final class StoreTests: StoreTestCase {
         XCTAssertEqual(stats.liveBytes, liveRecordBytes(store))
         // Overwrites move bytes from live to dead; live stays about the same (sequence numbers
         // past 127 take one more varint byte).
-        for i in 0..<50 { try store.put([UInt8](repeating: 2, count: 100), forKey: b("k\(i)")) }
+        for i in 0..<50 { try store.put(incompressible(100, seed: UInt64(1000 + i)), forKey: b("k\(i)")) }
         stats = store.statistics
-        XCTAssertEqual(stats.liveKeys, 100)
+        XCTAssertEqual(stats.liveKeys, 100 + engineKeys.count)
         XCTAssertEqual(stats.liveBytes, liveRecordBytes(store))
         XCTAssertEqual(Double(stats.liveBytes), Double(liveAfterPuts), accuracy: 50)
         XCTAssertGreaterThan(stats.deadBytes, 50 * 100)
@@ -400,7 +404,7 @@ final class StoreTests: StoreTestCase {
         // Deletes: live goes down, dead goes up by the record and its tombstone.
         for i in 0..<10 { try store.delete(forKey: b("k\(i)")) }
         stats = store.statistics
-        XCTAssertEqual(stats.liveKeys, 90)
+        XCTAssertEqual(stats.liveKeys, 90 + engineKeys.count)
         XCTAssertEqual(stats.liveBytes, liveRecordBytes(store))
         XCTAssertLessThan(stats.liveBytes, liveAfterPuts)
         XCTAssertGreaterThan(stats.deadBytes, deadAfterOverwrites + 10 * 100)
@@ -425,7 +429,7 @@ final class StoreTests: StoreTestCase {
         XCTAssertEqual(stats.deadBytes, 0)
         XCTAssertEqual(stats.liveBytes, beforeClose.liveBytes)
         XCTAssertEqual(stats.compactions, 1)
-        XCTAssertEqual(stats.liveKeys, 90)
+        XCTAssertEqual(stats.liveKeys, 90 + engineKeys.count)
     }
 
     func testVerifyAndForEachRecord() throws {
@@ -434,15 +438,26 @@ final class StoreTests: StoreTestCase {
         try store.delete(forKey: b("k1"), space: 1)
         let report = try store.verify()
         XCTAssertEqual(report.problems, [])
-        XCTAssertEqual(report.recordsChecked, 201)
+        // The engine's own records (the key check value, when encrypting) come first.
+        let total = 201 + engineKeys.count
+        XCTAssertEqual(report.recordsChecked, total)
         let records = try allRecords(store)
-        XCTAssertEqual(records.count, 201)
-        XCTAssertEqual(records.map(\.sequence), (1...201).map { UInt64($0) }, "file order is write order here")
+        XCTAssertEqual(records.count, total)
+        XCTAssertEqual(records.map(\.sequence), (1...total).map { UInt64($0) }, "file order is write order here")
+        XCTAssertEqual(records.prefix(engineKeys.count).map(\.key), engineKeys)
         XCTAssertEqual(records.filter(\.isLive).count, store.statistics.liveKeys)
         XCTAssertEqual(records.filter(\.isTombstone).count, 1)
         XCTAssertEqual(records.last?.key, b("k1"))
         for record in records where record.isLive {
-            XCTAssertEqual(try store.get(forKey: record.key, space: record.space), record.value)
+            let value = try XCTUnwrap(try store.get(forKey: record.key, space: record.space))
+            if record.space == LogStore.engineSpace || !mode.encrypts {
+                XCTAssertEqual(value, record.value, "stored as given")
+            } else {
+                // RecordInfo.value is as stored: the AES-GCM ciphertext and its 16-byte tag.
+                XCTAssertEqual(record.flags & RecordFlags.encrypted.rawValue, RecordFlags.encrypted.rawValue)
+                XCTAssertEqual(record.value.count, value.count + 16)
+                XCTAssertNotEqual(Array(record.value.prefix(value.count)), value)
+            }
         }
     }
 

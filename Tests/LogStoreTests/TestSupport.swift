@@ -41,6 +41,39 @@ final class TemporaryDirectories: @unchecked Sendable {
     }
 }
 
+/// How `StoreTestCase.options(...)` opens stores, from the environment variable
+/// `LOGSTORE_TEST_MODE`: `plain` (the default), `encrypted` (AES-256-GCM with `key`, id 1),
+/// `compressed` (zstd level 3, threshold 32 bytes) or `encrypted+compressed`. scripts/test.sh
+/// runs the store tests in all four.
+enum TestMode: String, CaseIterable, Sendable {
+    case plain
+    case encrypted
+    case compressed
+    case encryptedCompressed = "encrypted+compressed"
+
+    static let current: TestMode = {
+        let value = ProcessInfo.processInfo.environment["LOGSTORE_TEST_MODE"] ?? ""
+        if value.isEmpty { return .plain }
+        guard let mode = TestMode(rawValue: value) else {
+            fatalError("LOGSTORE_TEST_MODE=\(value): expected one of \(allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return mode
+    }()
+
+    /// The fixed key of the encrypted modes, id `keyID`.
+    static let key: [UInt8] = (0..<32).map { UInt8(0xA0 &+ $0) }
+    static let keyID: UInt32 = 1
+    static let compression = LogStore.Options.Compression(level: 3, threshold: 32)
+
+    var encrypts: Bool { self == .encrypted || self == .encryptedCompressed }
+    var compresses: Bool { self == .compressed || self == .encryptedCompressed }
+
+    func apply(to options: inout LogStore.Options) {
+        if encrypts { options.encryption = .init(key: Self.key, keyID: Self.keyID) }
+        if compresses { options.compression = Self.compression }
+    }
+}
+
 /// Base class for store tests: temporary directories cleaned up after each test.
 class StoreTestCase: XCTestCase {
     let temporary = TemporaryDirectories()
@@ -50,6 +83,8 @@ class StoreTestCase: XCTestCase {
         super.tearDown()
     }
 
+    /// Store options for a test, in the `TestMode` the environment selects: with the test key
+    /// (`encrypted`) and/or zstd level 3 from 32 bytes (`compressed`).
     func options(segmentSize: Int = 64 << 10, durability: LogStore.Options.Durability = .processCrashSafe,
                  compactionTrigger: Double = 2, readOnly: Bool = false) -> LogStore.Options {
         var options = LogStore.Options()
@@ -57,7 +92,23 @@ class StoreTestCase: XCTestCase {
         options.durability = durability
         options.compactionTrigger = compactionTrigger
         options.readOnly = readOnly
+        TestMode.current.apply(to: &options)
         return options
+    }
+
+    /// The mode every store test runs in (`LOGSTORE_TEST_MODE`).
+    var mode: TestMode { TestMode.current }
+
+    /// The keys the engine itself keeps in `LogStore.engineSpace` of a store opened with
+    /// `options()`: the check value of the test key in the encrypted modes (FORMAT.md, "Keys").
+    /// They count in `statistics.liveKeys` and are listed by `forEachRecord`.
+    var engineKeys: [[UInt8]] { mode.encrypts ? [b("keycheck/\(TestMode.keyID)")] : [] }
+
+    /// `count` pseudo-random bytes from `seed`: a value zstd cannot shrink, so it takes the same
+    /// room in every mode.
+    func incompressible(_ count: Int, seed: UInt64) -> [UInt8] {
+        var rng = SeededRandom(seed: seed)
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
     }
 
     /// Copies a store directory byte for byte (while it may be open: the copy is what a process

@@ -5,7 +5,7 @@ import XCTest
 /// `dump`, `stats` and `compact`.
 final class InspectionTests: UstoreTestCase {
     static let dumpFields: Set<String> = ["space", "key", "key_base64", "sequence", "flags", "tombstone", "live",
-                                          "expiresAt", "value_base64", "segment", "offset"]
+                                          "expiresAt", "value_base64", "value_decoded_base64", "segment", "offset"]
 
     func testDumpPrintsEveryRecordAsAJSONLine() throws {
         let store = try makeStorePath()
@@ -23,6 +23,9 @@ final class InspectionTests: UstoreTestCase {
         XCTAssertEqual(records.map { $0["key"] as? String }, ["a", "a", "b", "a"])
         XCTAssertEqual(records.map { $0["key_base64"] as? String }, ["YQ==", "YQ==", "Yg==", "YQ=="])
         XCTAssertEqual(records.map { $0["value_base64"] as? String }, ["b25l", "dHdv", "YmVl", ""])
+        // Plain values decode to themselves; a tombstone has no value (and no error).
+        XCTAssertEqual(records.map { $0["value_decoded_base64"] as? String }, ["b25l", "dHdv", "YmVl", nil])
+        XCTAssertTrue(records[3]["value_decoded_base64"] is NSNull)
         XCTAssertEqual(records.map { $0["space"] as? Int }, [0, 0, 2, 0])
         XCTAssertEqual(records.map { $0["tombstone"] as? Bool }, [false, false, false, true])
         // Only b is live: a's puts are superseded and its tombstone is never a keydir entry.

@@ -195,10 +195,13 @@ extension StoreEngine {
     private func loadSnapshot(opened: OpenedSegments) -> Bool {
         let snapshotPath = path(of: StoreFileName.snapshot)
         guard Directory.exists(snapshotPath) else { return false }
-        let table = KeyDir()
+        let table: KeyDir
         let snapshot: IndexSnapshot
         do {
-            snapshot = try IndexSnapshot.decode(try SystemFile(path: snapshotPath, flags: O_RDONLY).readAll(), into: table, path: snapshotPath)
+            // Mapped, not read: no copy of a file that can be tens of megabytes.
+            let file = try SystemFile(path: snapshotPath, flags: O_RDONLY)
+            let region = try file.map(length: try file.size(), writable: false)
+            (snapshot, table) = try IndexSnapshot.decode(UnsafeRawBufferPointer(start: region.base, count: region.length), path: snapshotPath)
         } catch {
             recoveryReport.append("index snapshot not used: \(error)")
             return false

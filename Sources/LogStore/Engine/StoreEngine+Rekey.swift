@@ -104,7 +104,7 @@ extension StoreEngine {
                         value: stored.bytes, expiresAtMillis: header.expiresAtMillis, rawLength: header.rawLength))
                 }
             }
-            return records.isEmpty ? nil : try appendLocked(records)
+            return records.isEmpty ? nil : try records.withUnsafeBufferPointer { try appendLocked($0) }
         }
         if let written { try awaitDurability(written) }
     }

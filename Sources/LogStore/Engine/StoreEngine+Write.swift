@@ -7,10 +7,18 @@ extension StoreEngine {
     /// Appends one record and applies it.
     func write(_ record: PendingRecord) throws {
         try validate(record)
-        var prepared = record
-        try prepare(&prepared)
-        let written = try writeMutex.withLock { () throws -> UInt64 in
-            try appendLocked(CollectionOfOne(prepared))
+        let written: UInt64
+        if needsPreparation(record) {
+            var prepared = record
+            try prepare(&prepared)
+            written = try withUnsafePointer(to: prepared) { pointer in
+                try writeMutex.withLock { try appendLocked(UnsafeBufferPointer(start: pointer, count: 1)) }
+            }
+        } else {
+            // The common plain put: borrowed all the way down, never copied.
+            written = try withUnsafePointer(to: record) { pointer in
+                try writeMutex.withLock { try appendLocked(UnsafeBufferPointer(start: pointer, count: 1)) }
+            }
         }
         try awaitDurability(written)
     }
@@ -21,9 +29,9 @@ extension StoreEngine {
         guard !batch.isEmpty else { return }
         for record in batch { try validate(record) }
         var prepared = batch
-        for index in prepared.indices { try prepare(&prepared[index]) }
-        let written = try writeMutex.withLock { () throws -> UInt64 in
-            try appendLocked(prepared)
+        for index in prepared.indices where needsPreparation(prepared[index]) { try prepare(&prepared[index]) }
+        let written = try prepared.withUnsafeBufferPointer { records in
+            try writeMutex.withLock { try appendLocked(records) }
         }
         try awaitDurability(written)
     }
@@ -35,13 +43,17 @@ extension StoreEngine {
         guard record.value.count <= RecordCodec.maxValueLength - AESGCM.tagSize else { throw StoreError.valueTooLarge(record.value.count) }
     }
 
+    /// False for tombstones and for plain values in a store without compression or a key.
+    @inline(__always)
+    private func needsPreparation(_ record: PendingRecord) -> Bool {
+        !record.flags.contains(.tombstone) && (record.crypt != nil || options.compression != nil || options.encryption != nil)
+    }
+
     /// Compresses and applies a custom crypt, outside every lock (a custom crypt is the
     /// application's code, and compression is the slow part of a write). AES-GCM with the
     /// store's key happens later, in place, because the record's header is bound into it.
     func prepare(_ record: inout PendingRecord) throws {
-        if record.flags.contains(.tombstone) || (record.crypt == nil && options.compression == nil && options.encryption == nil) {
-            return   // the common plain put: nothing to do
-        }
+        guard needsPreparation(record) else { return }
         if let compression = options.compression, record.value.count >= max(1, compression.threshold),
            let frame = record.value.withUnsafeBytes({ zstd.compress($0) }) {
             record.rawLength = record.value.count
@@ -63,69 +75,34 @@ extension StoreEngine {
 
     /// Encodes `records` at the end of the active segment, publishes them to readers, and
     /// returns the write generation for the durability wait. Nothing changes unless all of them
-    /// are written. Caller holds `writeMutex`.
-    @inline(__always)
-    func appendLocked<C: Collection<PendingRecord>>(_ records: C) throws -> UInt64 {
+    /// are written. Records are read in place (never copied). Caller holds `writeMutex`.
+    func appendLocked(_ records: UnsafeBufferPointer<PendingRecord>) throws -> UInt64 {
         guard !isClosed else { throw StoreError.closed }
-        // A reused buffer: no allocation per put. (writeMutex)
+        // A reused buffer: no allocation per put.
         scratchFields.removeAll(keepingCapacity: true)
         var total = 0
-        var sequence = nextSequence
-        var index = 0
-        for record in records {
-            var fields = RecordCodec.Fields(flags: record.flags, sequence: sequence, space: record.space,
-                                            expiresAtMillis: record.expiresAtMillis, rawLength: record.rawLength)
-            if index > 0 { fields.flags.insert(.batchFollower) }
-            if index < records.count - 1 { fields.flags.insert(.batchContinues) }
-            var storedLength = record.value.count
-            if record.flags.contains(.encrypted) {
-                guard let keyID = writeKeyID else {
-                    throw StoreError.cryptRequired(key: "\(String(decoding: record.key, as: UTF8.self)) (the store has no default key)")
-                }
-                fields.keyID = keyID
-                fields.nonce = try nextNonce()
-                storedLength += AESGCM.tagSize
-            }
-            total += RecordCodec.encodedSize(fields, keyLength: record.key.count, valueLength: storedLength)
+        for index in records.indices {
+            let fields = try self.fields(of: records[index], sequence: nextSequence + UInt64(index), index: index, count: records.count)
+            total += RecordCodec.encodedSize(fields, keyLength: records[index].key.count, valueLength: storedLength(of: records[index]))
             scratchFields.append(fields)
-            sequence += 1
-            index += 1
         }
         let segment = try segmentWithRoom(for: total)
         let start = segment.length
         var offset = start
-        index = 0
-        for record in records {
-            let fields = scratchFields[index]
-            index += 1
-            offset += try record.key.withUnsafeBytes { key in
-                try record.value.withUnsafeBytes { value in
-                    guard fields.flags.contains(.encrypted) else {
-                        return RecordCodec.encode(fields, key: key, value: value, to: segment.base + offset)
-                    }
-                    let cipher = rw.withReadLock { ciphers[fields.keyID] }
-                    guard let cipher else { throw StoreError.wrongKey(keyID: fields.keyID) }
-                    return try RecordCodec.encode(fields, key: key, valueLength: value.count + AESGCM.tagSize,
-                                                  to: segment.base + offset) { recordStart, valueOffset in
-                        try fields.nonce.withUnsafeBytes { nonce in
-                            try cipher.seal(value, nonce: nonce, aadPrefix: RecordCodec.authenticatedFlags(fields.flags),
-                                            aad: UnsafeRawBufferPointer(start: recordStart + RecordCodec.checksumSize + 1,
-                                                                        count: valueOffset - RecordCodec.checksumSize - 1),
-                                            into: recordStart + valueOffset)
-                        }
-                    }
-                }
-            }
+        for index in records.indices {
+            offset += try encode(records[index], fields: scratchFields[index], at: segment.base + offset)
         }
-        nextSequence = sequence
+        nextSequence += UInt64(records.count)
         segment.length = offset
         segment.recordCount += records.count
+        segment.dropPagesBehindWriteHead()
         rw.withWriteLock {
             segments.setLimit(offset, of: segment.id)
             var at = start
-            while at < offset {
-                // Re-parse what was just written: the codec is the one source of offsets.
-                guard let header = RecordCodec.decodeHeader(segment.base, at: at, limit: offset) else { break }
+            for index in records.indices {
+                // The header the codec wrote, computed rather than parsed back.
+                let header = RecordCodec.header(for: scratchFields[index], keyLength: records[index].key.count,
+                                                valueLength: storedLength(of: records[index]))
                 applyAppended(segment: segment, offset: at, header: header)
                 at += header.totalLength
             }
@@ -136,17 +113,65 @@ extension StoreEngine {
         return generation
     }
 
+    /// Bytes of the value as it will be stored (AES-GCM adds its tag).
+    @inline(__always)
+    private func storedLength(of record: PendingRecord) -> Int {
+        record.value.count + (record.flags.contains(.encrypted) ? AESGCM.tagSize : 0)
+    }
+
+    /// The header fields of the `index`th of `count` records of a write. Caller holds `writeMutex`.
+    @inline(__always)
+    private func fields(of record: PendingRecord, sequence: UInt64, index: Int, count: Int) throws -> RecordCodec.Fields {
+        var fields = RecordCodec.Fields(flags: record.flags, sequence: sequence, space: record.space,
+                                        expiresAtMillis: record.expiresAtMillis, rawLength: record.rawLength)
+        if index > 0 { fields.flags.insert(.batchFollower) }
+        if index < count - 1 { fields.flags.insert(.batchContinues) }
+        if record.flags.contains(.encrypted) {
+            guard let keyID = writeKeyID else {
+                throw StoreError.cryptRequired(key: "\(String(decoding: record.key, as: UTF8.self)) (the store has no default key)")
+            }
+            fields.keyID = keyID
+            fields.nonce = try nextNonce()
+        }
+        return fields
+    }
+
+    /// Writes one record at `destination`, sealing its value with AES-GCM when it is to be
+    /// encrypted. Returns its length.
+    @inline(__always)
+    private func encode(_ record: PendingRecord, fields: RecordCodec.Fields, at destination: UnsafeMutableRawPointer) throws -> Int {
+        try record.key.withUnsafeBytes { key in
+            try record.value.withUnsafeBytes { value in
+                guard fields.flags.contains(.encrypted) else {
+                    return RecordCodec.encode(fields, key: key, value: value, to: destination)
+                }
+                let cipher = rw.withReadLock { ciphers[fields.keyID] }
+                guard let cipher else { throw StoreError.wrongKey(keyID: fields.keyID) }
+                return try RecordCodec.encode(fields, key: key, valueLength: value.count + AESGCM.tagSize,
+                                              to: destination) { recordStart, valueOffset in
+                    // The flag byte as written (the codec adds `hasExpiry`), batch bits cleared.
+                    let written = RecordFlags(rawValue: recordStart.load(fromByteOffset: RecordCodec.checksumSize, as: UInt8.self))
+                    // The nonce as the codec wrote it into the header.
+                    let nonceOffset = RecordCodec.header(for: fields, keyLength: key.count, valueLength: value.count + AESGCM.tagSize).nonceOffset
+                    try cipher.seal(value, nonce: UnsafeRawBufferPointer(start: recordStart + nonceOffset, count: RecordCodec.nonceSize),
+                                    aadPrefix: RecordCodec.authenticatedFlags(written),
+                                    aad: UnsafeRawBufferPointer(start: recordStart + RecordCodec.checksumSize + 1,
+                                                                count: valueOffset - RecordCodec.checksumSize - 1),
+                                    into: recordStart + valueOffset)
+                }
+            }
+        }
+    }
+
     /// The next AES-GCM nonce: 8 random bytes then a little-endian 32-bit counter. Caller
     /// holds `writeMutex`.
-    private func nextNonce() throws -> [UInt8] {
-        if noncePrefix.isEmpty || nonceCounter == UInt32.max {
-            noncePrefix = try CryptoPrimitives.randomBytes(8)
+    private func nextNonce() throws -> RecordCodec.Nonce {
+        if noncePrefix == nil || nonceCounter == UInt32.max {
+            noncePrefix = try CryptoPrimitives.randomBytes(8).withUnsafeBytes { LittleEndian.load64($0.baseAddress!, 0) }
             nonceCounter = 0
         }
         nonceCounter += 1
-        var nonce = noncePrefix
-        LittleEndian.append32(nonceCounter, to: &nonce)
-        return nonce
+        return RecordCodec.Nonce(prefix: noncePrefix ?? 0, counter: nonceCounter)
     }
 
     /// Points the keydir at a record just appended. Caller holds `writeMutex` and `rw` for writing.

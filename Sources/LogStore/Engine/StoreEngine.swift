@@ -23,7 +23,7 @@ final class StoreEngine: @unchecked Sendable {
     // exclusivity checks cost ~10% of a get (swift_beginAccess per access).
     @exclusivity(unchecked) var keydir = KeyDir()
     @exclusivity(unchecked) var segments = SegmentTable()
-    var isClosed = false
+    @exclusivity(unchecked) var isClosed = false
     /// AES-256-GCM ciphers by key id: every key the store can read with.
     var ciphers: [UInt32: AESGCM] = [:]
 
@@ -32,16 +32,17 @@ final class StoreEngine: @unchecked Sendable {
     let zstd: ZstdCodec
 
     // Guarded by writeMutex.
+    // Unchecked exclusivity on what every write touches: writeMutex makes access exclusive.
     var lockFile: SystemFile?
-    var active: Segment?
-    var nextSequence: UInt64 = 1
+    @exclusivity(unchecked) var active: Segment?
+    @exclusivity(unchecked) var nextSequence: UInt64 = 1
     var nextSegmentID: UInt32 = 1
-    var generation: UInt64 = 0
+    @exclusivity(unchecked) var generation: UInt64 = 0
     /// Sealed segments not yet fsynced (process-crash-safe mode); synced before a snapshot.
     var unsyncedSegments: [Segment] = []
     var compactionCount = 0
     /// Per-append scratch space for record fields, kept to avoid an allocation per put.
-    var scratchFields: [RecordCodec.Fields] = []
+    @exclusivity(unchecked) var scratchFields: [RecordCodec.Fields] = []
     var backgroundCompactionScheduled = false
     /// Set when a compaction committed on disk but could not finish in memory: the next open
     /// finishes it, and no further compaction runs in this session.
@@ -56,7 +57,7 @@ final class StoreEngine: @unchecked Sendable {
     var writeKeyID: UInt32?
     /// The nonce of the next AES-GCM record: a random 8-byte prefix drawn at open and whenever
     /// the 32-bit counter after it wraps (FORMAT.md, "Nonces"). (writeMutex)
-    var noncePrefix: [UInt8] = []
+    var noncePrefix: UInt64?
     var nonceCounter: UInt32 = 0
 
     init(url: URL, options: LogStore.Options) {
@@ -121,6 +122,34 @@ final class StoreEngine: @unchecked Sendable {
         guard let found else { return nil }
         return try decode(found, key: key, crypt: crypt)
     }
+
+    func withValue<Result>(key: [UInt8], space: UInt32, crypt: DataCrypt?,
+                           _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        let outcome = try key.withUnsafeBytes { keyBytes -> BorrowOutcome<Result> in
+            let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
+            return try rw.withReadLock { () throws -> BorrowOutcome<Result> in
+                guard !isClosed else { throw StoreError.closed }
+                guard let hit = lookup(tag: tag, space: space, key: keyBytes) else { return .absent }
+                if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return .absent }
+                if hit.header.flags.isDisjoint(with: [.encrypted, .compressed, .customCrypt]) {
+                    guard RecordCodec.checksumMatches(hit.base, at: hit.offset, header: hit.header) else {
+                        throw StoreError.corrupt("\(segmentPath(hit.entry.segment)): record checksum mismatch at offset \(hit.offset)")
+                    }
+                    return .lent(try body(UnsafeRawBufferPointer(start: hit.base + hit.offset + hit.header.valueOffset,
+                                                                 count: hit.header.valueLength)))
+                }
+                return .encoded(try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment))
+            }
+        }
+        switch outcome {
+        case .absent: return nil
+        case .lent(let result): return result
+        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt).withUnsafeBytes(body)
+        }
+    }
+
+    /// What `withValue` found under the lock.
+    enum BorrowOutcome<Result> { case absent, lent(Result), encoded(StoredValue) }
 
     /// A record's value as read under the lock: checksum checked and AES-GCM opened, but
     /// still custom-encrypted and compressed if it was.

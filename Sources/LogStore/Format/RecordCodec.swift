@@ -46,8 +46,41 @@ enum RecordCodec {
         var space: UInt32
         var expiresAtMillis: UInt64?
         var keyID: UInt32 = 0
-        var nonce: [UInt8] = []
+        var nonce = Nonce(prefix: 0, counter: 0)
         var rawLength: Int = 0
+    }
+
+    /// A 96-bit AES-GCM nonce: 8 bytes of `prefix` then `counter`, both little-endian
+    /// (FORMAT.md, "Nonces"). A value type without storage to count references to.
+    struct Nonce: Sendable, Equatable {
+        var prefix: UInt64
+        var counter: UInt32
+
+        func write(to destination: UnsafeMutableRawPointer) {
+            LittleEndian.store64(prefix, destination, 0)
+            LittleEndian.store32(counter, destination, 8)
+        }
+    }
+
+    /// The header `encode` writes for these fields and lengths, without writing anything.
+    @inline(__always)
+    static func header(for fields: Fields, keyLength: Int, valueLength: Int) -> RecordHeader {
+        var flags = fields.flags
+        if fields.expiresAtMillis != nil { flags.insert(.hasExpiry) } else { flags.remove(.hasExpiry) }
+        var at = checksumSize + 1 + Varint.size(fields.sequence) + Varint.size(UInt64(fields.space))
+            + Varint.size(UInt64(keyLength)) + Varint.size(UInt64(valueLength))
+        if fields.expiresAtMillis != nil { at += 8 }
+        var nonceOffset = 0
+        if flags.contains(.encrypted) {
+            nonceOffset = at + Varint.size(UInt64(fields.keyID))
+            at = nonceOffset + nonceSize
+        }
+        if flags.contains(.compressed) { at += Varint.size(UInt64(fields.rawLength)) }
+        return RecordHeader(flags: flags, sequence: fields.sequence, space: fields.space, keyLength: keyLength,
+                            valueLength: valueLength, expiresAtMillis: fields.expiresAtMillis,
+                            keyID: flags.contains(.encrypted) ? fields.keyID : 0, nonceOffset: nonceOffset,
+                            rawLength: flags.contains(.compressed) ? fields.rawLength : 0,
+                            keyOffset: at, totalLength: at + keyLength + valueLength)
     }
 
     /// Size of the encoded record for these fields and lengths.
@@ -95,9 +128,7 @@ enum RecordCodec {
         }
         if flags.contains(.encrypted) {
             at += Varint.write(UInt64(fields.keyID), to: destination + at)
-            for i in 0..<nonceSize {
-                destination.storeBytes(of: i < fields.nonce.count ? fields.nonce[i] : 0, toByteOffset: at + i, as: UInt8.self)
-            }
+            fields.nonce.write(to: destination + at)
             at += nonceSize
         }
         if flags.contains(.compressed) {

@@ -34,6 +34,17 @@ final class MappedRegion: @unchecked Sendable {
         if end > start { madvise(base + start, end - start, MADV_DONTNEED) }
     }
 
+    /// Asks the kernel to fault in `[offset, offset + count)` for writing now. Best effort.
+    func populateForWriting(offset: Int, count: Int) {
+        #if os(Linux)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = offset / page * page
+        let end = min(offset + count, length)
+        let populateWrite: Int32 = 23   // MADV_POPULATE_WRITE; Glibc headers may predate it
+        if end > start { _ = madvise(base + start, end - start, populateWrite) }
+        #endif
+    }
+
     /// Flushes `[offset, offset + count)` of a writable mapping to the file, synchronously.
     func sync(offset: Int, count: Int) throws {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))

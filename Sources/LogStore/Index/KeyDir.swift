@@ -128,6 +128,18 @@ final class KeyDir {
         count = 0
     }
 
+    /// Calls `body` with every occupied slot's index and entry, in slot order.
+    func forEachSlot(_ body: (Int, Entry) throws -> Void) rethrows {
+        for i in 0..<capacity where slots[i].tag != 0 { try body(i, slots[i]) }
+    }
+
+    /// Puts an entry back into the slot a snapshot recorded (the slot must be empty). Only
+    /// valid when rebuilding the exact table the snapshot was taken of, same capacity.
+    func restore(slot: Int, tag: UInt32, location: RecordLocation) {
+        slots[slot] = Entry(tag: tag, segment: location.segment, offset: location.offset)
+        count += 1
+    }
+
     /// Calls `body` with every entry, in slot order.
     func forEach(_ body: (Entry) throws -> Void) rethrows {
         for i in 0..<capacity where slots[i].tag != 0 { try body(slots[i]) }

@@ -2,6 +2,9 @@ import Foundation
 
 /// One segment file, mapped into memory.
 ///
+/// Its mutable counters are guarded by the engine's locks (writeMutex to change them), so
+/// their dynamic exclusivity checks are off.
+///
 /// A segment is *active* while the engine appends to it (mapped read-write, its file grown in
 /// steps with `fallocate` ahead of the writes) and *sealed* afterwards (never written again).
 /// Records are read straight from the mapping.
@@ -12,13 +15,13 @@ final class Segment: @unchecked Sendable {
     let file: SystemFile
     let region: MappedRegion
     /// Bytes of valid content: the header and every record up to the first invalid byte.
-    var length: Int
+    @exclusivity(unchecked) var length: Int
     /// Bytes reserved in the file for appends (active segments); the file size otherwise.
-    private(set) var allocated: Int
+    @exclusivity(unchecked) private(set) var allocated: Int
     /// Bytes of records the keydir points at; the rest of `length - header` is dead.
-    var liveBytes = 0
+    @exclusivity(unchecked) var liveBytes = 0
     /// Records in this segment; used by statistics and verify.
-    var recordCount = 0
+    @exclusivity(unchecked) var recordCount = 0
     let writable: Bool
 
     var base: UnsafeMutableRawPointer { region.base }
@@ -72,9 +75,28 @@ final class Segment: @unchecked Sendable {
     func reserve(_ count: Int) throws {
         let needed = length + count
         guard needed > allocated else { return }
-        let target = min(region.length, max(needed, min(allocated * 2, allocated + 64 << 20)))
+        let target = min(region.length, max(needed, min(allocated * 2, allocated + Self.growthStep)))
         try file.allocate(offset: allocated, length: target - allocated)
+        // Fault the new pages in with one call instead of one fault per 4 KiB page as the
+        // writes reach them (Linux 5.14+; elsewhere the hint is ignored and pages fault lazily).
+        region.populateForWriting(offset: allocated, count: target - allocated)
         allocated = target
+    }
+
+    /// Largest single growth of an active segment: bounds the time one put spends reserving.
+    static let growthStep = 8 << 20
+
+    /// Bytes behind the write head that may stay resident; older written pages are dropped from
+    /// the process (they stay in the page cache), so writing a big store does not grow RSS.
+    static let residentWriteWindow = 8 << 20
+    @exclusivity(unchecked) private var residentFrom = 0
+
+    /// Drops the pages of what was written more than `residentWriteWindow` bytes ago.
+    func dropPagesBehindWriteHead() {
+        guard length - residentFrom > 2 * Self.residentWriteWindow else { return }
+        let upTo = length - Self.residentWriteWindow
+        region.dropResidentPages(offset: residentFrom, count: upTo - residentFrom)
+        residentFrom = upTo
     }
 
     /// Cuts the file down to its valid length (at seal and close), so no reserved space is left.

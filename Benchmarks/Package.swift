@@ -1,0 +1,22 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// The benchmark harness, a package of its own so the engine's package stays free of it.
+// Build and run in release: `swift run -c release logstore-bench --help`.
+let package = Package(
+    name: "Benchmarks",
+    dependencies: [
+        .package(name: "UnifiedStorage", path: ".."),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "logstore-bench",
+            dependencies: [
+                .product(name: "LogStore", package: "UnifiedStorage"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
