@@ -211,6 +211,7 @@ final class EncryptedStoreTests: StoreTestCase {
             } else {
                 assertStoreError(try store.get(forKey: b("the-key")), { $0.isTampered }, region)
             }
+            XCTAssertTrue(try store.verify().problems.contains { $0.contains("authentication") }, "verify must catch \(region)")
             try store.close()
         }
     }

@@ -100,6 +100,14 @@ extension StoreEngine {
                     if KeyDir.tag(of: KeyDir.hash(space: header.space, key: key)) != entry.tag || header.flags.contains(.tombstone) {
                         problems.append("\(segmentPath(entry.segment)): keydir entry does not match the record at offset \(offset)")
                     }
+                    // A checksum is no defence against a deliberate change: authenticate what we can.
+                    if header.flags.contains(.encrypted), ciphers[header.keyID] != nil {
+                        do {
+                            _ = try storedValue(base: base, offset: offset, header: header, segment: entry.segment)
+                        } catch {
+                            problems.append("\(error)")
+                        }
+                    }
                 }
             }
             for line in recoveryReport where line.contains("unreadable") { problems.append(line) }
