@@ -168,6 +168,15 @@ sleep 1
 if ! "$USTORE" compact "$ENC" "${K1[@]}" "${Z[@]}" > "$WORK/compact.json" 2>"$WORK/us.err"; then
     fail "ustore compact (encrypted store) failed: $(cat "$WORK/us.err")"
 fi
+# 5b. a trained compression dictionary for space 7 (FORMAT.md, "Compression dictionaries"):
+#     small values before training are stored raw, after it as frames naming the dictionary
+for i in $(seq 1 60); do
+    us put "$ENC" "order$i" "{\"id\":$i,\"type\":\"order\",\"status\":\"shipped\",\"currency\":\"EUR\",\"amount\":$((i % 97))}" --space 7 "${K1[@]}" "${Z[@]}"
+done
+us train "$ENC" --space 7 "${K1[@]}" --max-size 4096
+for i in $(seq 61 90); do
+    us put "$ENC" "order$i" "{\"id\":$i,\"type\":\"order\",\"status\":\"shipped\",\"currency\":\"EUR\",\"amount\":$((i % 97))}" --space 7 "${K1[@]}" --compress-level 5 --compress-threshold 32
+done
 # 6. after compaction: a second key, derived from a string with FORMAT.md's HKDF, as key id 2
 for i in $(seq 1 10); do
     py_value "'$MARK app key $i ' * ($i * 7)"; us_stdin put "$ENC" "app$i" - "${K2[@]}" "${Z[@]}" < "$WORK/v.bin"

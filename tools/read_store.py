@@ -710,9 +710,11 @@ def aes_gcm_open(key, nonce, sealed, aad, key_id=None):
                            % ("" if key_id is None else " under key id %d" % key_id))
 
 
-def zstd_decompress(frame, raw_length):
+def zstd_decompress(frame, raw_length, dictionaries=None):
     """One zstd frame whose declared content size must be `raw_length`, decompressed to
-    exactly `raw_length` bytes (so no frame expands further than its record says)."""
+    exactly `raw_length` bytes (so no frame expands further than its record says). A frame
+    that names a dictionary id (FORMAT.md, "Compression dictionaries") needs that dictionary
+    from `dictionaries` ({id: dictionary bytes})."""
     try:
         import zstandard
     except ImportError:
@@ -722,13 +724,21 @@ def zstd_decompress(frame, raw_length):
     if frame[:4] != ZSTD_MAGIC:
         raise CannotDecode("compressed value does not start with the zstd magic 28 b5 2f fd")
     try:
-        declared = zstandard.get_frame_parameters(frame).content_size
+        parameters = zstandard.get_frame_parameters(frame)
+        declared = parameters.content_size
     except zstandard.ZstdError as e:
         raise CannotDecode("bad zstd frame header: %s" % e)
+    dictionary = None
+    if parameters.dict_id:
+        data = (dictionaries or {}).get(parameters.dict_id)
+        if data is None:
+            raise CannotDecode("compressed with dictionary %d, which the store does not hold"
+                               % parameters.dict_id)
+        dictionary = zstandard.ZstdCompressionDict(data)
     if declared != raw_length:
         raise CannotDecode("zstd frame declares a content size of %s, the record's raw length "
                            "is %d" % ("no" if declared in (-1, 2**64 - 1) else declared, raw_length))
-    d = zstandard.ZstdDecompressor()
+    d = zstandard.ZstdDecompressor(dict_data=dictionary) if dictionary else zstandard.ZstdDecompressor()
     try:
         try:
             out = d.decompress(frame, max_output_size=raw_length, allow_extra_data=False)
@@ -745,7 +755,7 @@ def zstd_decompress(frame, raw_length):
     return out
 
 
-def decode_value(r, keys):
+def decode_value(r, keys, dictionaries=None):
     """The value an application stored with record `r`: (bytes, None), or (None, reason).
     A tombstone has no value: (None, None). `keys`: {key id: 32-byte key}."""
     if r.is_tombstone():
@@ -762,7 +772,7 @@ def decode_value(r, keys):
                                    % r.key_id)
             value = aes_gcm_open(key, r.nonce, value, r.aad, r.key_id)
         if r.flags & F_COMPRESSED:
-            value = zstd_decompress(value, r.raw_length)
+            value = zstd_decompress(value, r.raw_length, dictionaries)
     except CannotDecode as e:
         return None, str(e)
     return value, None
@@ -1673,9 +1683,17 @@ def main(argv):
         print("read_store: %s" % e, file=sys.stderr)
         return 2
     w = sys.stdout.write
+    # FORMAT.md "Compression dictionaries": zdict/<id> records in the engine's key space.
+    dictionaries = {}
+    for (space, key), r in best.items():
+        if space == KEYCHECK_SPACE and key.startswith(b"zdict/") and not r.is_tombstone():
+            try:
+                dictionaries[int(key[len(b"zdict/"):].decode())] = r.value
+            except ValueError:
+                report("record %r in the engine's key space is not a dictionary id" % key)
 
     def value_fields(r, obj):
-        value, error = decode_value(r, keys)
+        value, error = decode_value(r, keys, dictionaries)
         obj["value_base64"] = None if value is None else b64(value)
         obj["stored_base64"] = b64(r.value)
         if error is not None:

@@ -257,6 +257,16 @@ public final class LogStore: Sendable {
         try engine.rekey(to: newKey, progress: progress)
     }
 
+    /// Trains a zstd dictionary on the current values of `space` (up to `sampleLimit` of them)
+    /// and compresses that space's new values with it from now on (when `Options.compression`
+    /// is set). Small values that zstd alone cannot shrink often compress well with one. The
+    /// dictionary is stored in the store; values keep the dictionary they were written with.
+    /// - Returns: the dictionary id, or nil when the space holds too little to learn from.
+    @discardableResult
+    public func trainCompressionDictionary(space: KeySpace, maxSize: Int = 16 << 10, sampleLimit: Int = 10_000) throws -> UInt32? {
+        try engine.trainDictionary(space: space, maxSize: maxSize, sampleLimit: sampleLimit)
+    }
+
     /// Counters for this moment.
     public var statistics: Statistics { engine.statistics() }
 

@@ -108,6 +108,67 @@ final class CompressionTests: StoreTestCase {
     }
 }
 
+/// Trained dictionaries per key space: small values that zstd alone cannot shrink.
+final class DictionaryTests: StoreTestCase {
+    private func record(_ i: Int) -> [UInt8] {
+        b(#"{"id":\#(i),"type":"order","status":"shipped","currency":"EUR","amount":\#(i % 977),"items":\#(i % 7)}"#)
+    }
+
+    func testTrainedDictionaryShrinksSmallValuesAndSurvivesReopenAndCompaction() throws {
+        let directory = temporary.make()
+        var options = self.options(segmentSize: 1 << 20)
+        options.compression = .init(level: 3, threshold: 32)
+        var store = try LogStore(directory: directory, options: options)
+        for i in 0..<3000 { try store.put(record(i), forKey: b("o\(i)"), space: 5) }
+        let plainBytes = store.statistics.liveBytes
+        let id = try XCTUnwrap(try store.trainCompressionDictionary(space: 5))
+        XCTAssertNotEqual(id, 0)
+        for i in 0..<3000 { try store.put(record(i + 5000), forKey: b("o\(i)"), space: 5) }
+        let trainedBytes = store.statistics.liveBytes
+        XCTAssertLessThan(Double(trainedBytes), Double(plainBytes) * 0.7, "plain \(plainBytes), with dictionary \(trainedBytes)")
+        // Other spaces are untouched by space 5's dictionary.
+        try store.put(record(1), forKey: b("x"), space: 6)
+        XCTAssertEqual(try store.get(forKey: b("x"), space: 6), record(1))
+        XCTAssertEqual(try store.get(forKey: b("o42"), space: 5), record(5042))
+        try store.compact()
+        try store.close()
+        store = try LogStore(directory: directory, options: options)
+        for i in stride(from: 0, to: 3000, by: 97) { XCTAssertEqual(try store.get(forKey: b("o\(i)"), space: 5), record(i + 5000)) }
+        // Writes after reopen still use the dictionary.
+        let before = store.statistics.liveBytes
+        try store.put(record(99_999), forKey: b("o1"), space: 5)
+        XCTAssertLessThan(store.statistics.liveBytes - before, 60)
+    }
+
+    func testAFrameWhoseDictionaryIsMissingIsCorruptNotGarbage() throws {
+        let directory = temporary.make()
+        var options = self.options()
+        options.compression = .init(level: 3, threshold: 32)
+        do {
+            let store = try LogStore(directory: directory, options: options)
+            for i in 0..<500 { try store.put(record(i), forKey: b("o\(i)"), space: 2) }
+            XCTAssertNotNil(try store.trainCompressionDictionary(space: 2))
+            try store.put(record(7), forKey: b("new"), space: 2)
+            // Remove the dictionary behind the store's back (as a hostile or broken copy would).
+            for key in try store.keys(space: LogStore.engineSpace, prefix: b("zdict/")) {
+                try store.delete(forKey: key, space: LogStore.engineSpace)
+            }
+            try store.close()
+        }
+        let store = try LogStore(directory: directory, options: options)
+        assertStoreError(try store.get(forKey: b("new"), space: 2), { $0.isCorrupt })
+        XCTAssertEqual(try store.get(forKey: b("o3"), space: 2), record(3), "values written before training need no dictionary")
+    }
+
+    func testTooLittleToLearnFromGivesNil() throws {
+        var options = self.options()
+        options.compression = .init()
+        let store = try LogStore(directory: temporary.make(), options: options)
+        try store.put(b("one"), forKey: b("k"), space: 3)
+        XCTAssertNil(try store.trainCompressionDictionary(space: 3))
+    }
+}
+
 /// A byte array shared with a @Sendable closure.
 final class LockedBytes: @unchecked Sendable {
     private let lock = NSLock()

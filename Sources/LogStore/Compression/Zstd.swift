@@ -20,8 +20,9 @@ final class ZstdCodec: @unchecked Sendable {
         for context in decompressors { ZSTD_freeDCtx(context) }
     }
 
-    /// The zstd frame of `input`, or nil when it would not be smaller than `input`.
-    func compress(_ input: UnsafeRawBufferPointer) -> [UInt8]? {
+    /// The zstd frame of `input` (made with `dictionary`, a ZSTD_CDict, when given), or nil when
+    /// it would not be smaller than `input`.
+    func compress(_ input: UnsafeRawBufferPointer, dictionary: OpaquePointer? = nil) -> [UInt8]? {
         guard input.count > 0 else { return nil }
         // Only a frame smaller than the input is kept, so the output buffer can stop there:
         // zstd reports "dstSize too small" for incompressible input without extra work.
@@ -30,16 +31,25 @@ final class ZstdCodec: @unchecked Sendable {
         defer { mutex.withLock { compressors.append(context) } }
         var output = [UInt8](repeating: 0, count: capacity)
         let size = output.withUnsafeMutableBytes { out in
-            ZSTD_compressCCtx(context, out.baseAddress, capacity, input.baseAddress, input.count, level)
+            if let dictionary {
+                return ZSTD_compress_usingCDict(context, out.baseAddress, capacity, input.baseAddress, input.count, dictionary)
+            }
+            return ZSTD_compressCCtx(context, out.baseAddress, capacity, input.baseAddress, input.count, level)
         }
         guard ZSTD_isError(size) == 0, size < input.count else { return nil }
         output.removeSubrange(size...)
         return output
     }
 
+    /// The dictionary id a frame was made with (0: none).
+    static func dictionaryID(of frame: UnsafeRawBufferPointer) -> UInt32 {
+        ZSTD_getDictID_fromFrame(frame.baseAddress, frame.count)
+    }
+
     /// Decompresses one frame that must expand to exactly `rawLength` bytes.
     /// - Throws: `StoreError.corrupt(what)` for a bad frame or a length other than `rawLength`.
-    func decompress(_ frame: UnsafeRawBufferPointer, rawLength: Int, what: @autoclosure () -> String) throws -> [UInt8] {
+    func decompress(_ frame: UnsafeRawBufferPointer, rawLength: Int, dictionary: OpaquePointer? = nil,
+                    what: @autoclosure () -> String) throws -> [UInt8] {
         let declared = ZSTD_getFrameContentSize(frame.baseAddress, frame.count)
         // ZSTD_CONTENTSIZE_UNKNOWN and _ERROR are the top two values of UInt64.
         guard declared == UInt64(rawLength) else {
@@ -49,7 +59,10 @@ final class ZstdCodec: @unchecked Sendable {
         defer { mutex.withLock { decompressors.append(context) } }
         var output = [UInt8](repeating: 0, count: rawLength)
         let size = output.withUnsafeMutableBytes { out in
-            ZSTD_decompressDCtx(context, out.baseAddress, rawLength, frame.baseAddress, frame.count)
+            if let dictionary {
+                return ZSTD_decompress_usingDDict(context, out.baseAddress, rawLength, frame.baseAddress, frame.count, dictionary)
+            }
+            return ZSTD_decompressDCtx(context, out.baseAddress, rawLength, frame.baseAddress, frame.count)
         }
         guard ZSTD_isError(size) == 0 else {
             throw StoreError.corrupt("\(what()): zstd: \(String(cString: ZSTD_getErrorName(size)))")

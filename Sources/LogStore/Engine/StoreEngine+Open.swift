@@ -29,6 +29,7 @@ extension StoreEngine {
             replay(opened.segments.map { ($0, SegmentHeader.size) })
         }
         if active == nil && !readOnly { try roll(minimumCapacity: 0) }
+        try loadDictionaries()
         if let encryption = options.encryption {
             let unfinishedRekey = try installDefaultKey(encryption)
             if let from = unfinishedRekey, !readOnly {

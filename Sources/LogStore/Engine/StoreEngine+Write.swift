@@ -55,7 +55,9 @@ extension StoreEngine {
     func prepare(_ record: inout PendingRecord) throws {
         guard needsPreparation(record) else { return }
         if let compression = options.compression, record.value.count >= max(1, compression.threshold),
-           let frame = record.value.withUnsafeBytes({ zstd.compress($0) }) {
+           let frame = record.value.withUnsafeBytes({ value in
+               compressionDictionary(for: record.space)?.compress(value, with: zstd) ?? zstd.compress(value)
+           }) {
             record.rawLength = record.value.count
             record.value = frame
             record.flags.insert(.compressed)

@@ -26,6 +26,9 @@ final class StoreEngine: @unchecked Sendable {
     @exclusivity(unchecked) var isClosed = false
     /// AES-256-GCM ciphers by key id: every key the store can read with.
     var ciphers: [UInt32: AESGCM] = [:]
+    /// Trained zstd dictionaries by id, and the one each key space compresses new values with.
+    var dictionaries: [UInt32: ZstdDictionary] = [:]
+    var spaceDictionaries: [UInt32: ZstdDictionary] = [:]
 
     /// zstd for reads always (a store may hold compressed records whatever its options say),
     /// and for writes when `options.compression` is set.
@@ -192,10 +195,7 @@ final class StoreEngine: @unchecked Sendable {
             bytes = try decrypt(bytes)
         }
         if stored.flags.contains(.compressed) {
-            bytes = try bytes.withUnsafeBytes {
-                try zstd.decompress($0, rawLength: stored.rawLength,
-                                    what: "\(segmentPath(stored.location.segment)) record at offset \(stored.location.offset)")
-            }
+            bytes = try decompress(bytes, rawLength: stored.rawLength, location: stored.location)
         }
         return bytes
     }
