@@ -267,6 +267,27 @@ public final class LogStore: Sendable {
         try engine.trainDictionary(space: space, maxSize: maxSize, sampleLimit: sampleLimit)
     }
 
+    /// The key space registered under `name` (a layer's table, cache or preferences), assigned
+    /// from the library's half (2^31 and up) on first use and the same forever after. This is
+    /// how the library's layers share one store without colliding.
+    /// - Throws: `readOnly` when the name is new and the store is read-only.
+    public func space(named name: String) throws -> KeySpace {
+        try engine.space(named: name)
+    }
+
+    /// Every name registered with `space(named:)` and its key space.
+    public func namedSpaces() throws -> [String: KeySpace] {
+        try engine.namedSpaces()
+    }
+
+    /// Deletes every live key of `space` in one atomic batch.
+    /// - Complexity: O(keys in the store).
+    public func removeAll(space: KeySpace) throws {
+        var batch = WriteBatch()
+        for key in try keys(space: space) { batch.delete(forKey: key, space: space) }
+        if batch.count > 0 { try write(batch) }
+    }
+
     /// Counters for this moment.
     public var statistics: Statistics { engine.statistics() }
 

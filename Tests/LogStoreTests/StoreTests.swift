@@ -467,3 +467,25 @@ final class StoreTests: StoreTestCase {
         return result
     }
 }
+
+/// The space catalog: names to key spaces in the library's half.
+final class SpaceCatalogTests: StoreTestCase {
+    func testNamesGetStableDistinctSpacesInTheLibraryHalf() throws {
+        let directory = temporary.make()
+        var store = try LogStore(directory: directory, options: options())
+        let prefs = try store.space(named: "preferences")
+        let cache = try store.space(named: "cache:images")
+        XCTAssertGreaterThanOrEqual(prefs, 1 << 31)
+        XCTAssertNotEqual(prefs, cache)
+        XCTAssertEqual(try store.space(named: "preferences"), prefs)
+        try store.put(b("v"), forKey: b("k"), space: cache)
+        try store.removeAll(space: cache)
+        XCTAssertEqual(try store.keys(space: cache), [])
+        try store.compact()
+        try store.close()
+        store = try LogStore(directory: directory, options: options())
+        XCTAssertEqual(try store.space(named: "cache:images"), cache)
+        XCTAssertEqual(try store.namedSpaces(), ["preferences": prefs, "cache:images": cache])
+        XCTAssertEqual(try store.space(named: "third"), max(prefs, cache) + 1)
+    }
+}

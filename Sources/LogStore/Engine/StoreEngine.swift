@@ -16,6 +16,8 @@ final class StoreEngine: @unchecked Sendable {
     let writeMutex = Mutex()
     let rw = ReadWriteLock()
     let compactionMutex = Mutex()
+    /// Serializes registrations in the space catalog (`space(named:)`).
+    let catalogMutex = Mutex()
     let syncer = SyncCoordinator()
 
     // Guarded by rw (mutated with writeMutex held too).
