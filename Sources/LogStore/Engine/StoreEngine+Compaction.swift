@@ -74,6 +74,9 @@ extension StoreEngine {
                                                 flags: flags == header.flags ? nil : flags)
                     relocations.append(Relocation(tag: tag, old: location, new: new, length: header.totalLength))
                 }
+                // Scanned: its pages need not stay in our resident set (they stay in the page
+                // cache), so compacting a big store does not need its whole size in RSS.
+                segment.region.dropResidentPages(offset: 0, count: segment.length)
             }
             produced = try output.finish()
             try writeFileAtomically(CompactionCommit(newSegments: produced.map(\.id), oldSegments: inputs.map(\.id)).encoded(),
