@@ -113,7 +113,8 @@ public final class LogStore: Sendable {
 
     /// Counters describing the store at one moment.
     public struct Statistics: Sendable {
-        /// Keys in the keydir (expired keys still count until compaction drops them).
+        /// Keys in the keydir, the engine's own records in `LogStore.engineSpace` included
+        /// (expired keys still count until compaction drops them).
         public var liveKeys: Int
         /// Bytes of the records the keydir points at.
         public var liveBytes: Int
