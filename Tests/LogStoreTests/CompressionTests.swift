@@ -176,3 +176,16 @@ final class LockedBytes: @unchecked Sendable {
     func set(_ value: [UInt8]) { lock.lock(); bytes = value; lock.unlock() }
     func get() -> [UInt8] { lock.lock(); defer { lock.unlock() }; return bytes }
 }
+
+final class IncompressibleDetectionTests: XCTestCase {
+    func testRandomBytesLookIncompressibleAndTextDoesNot() {
+        var generator = SeededRandom(seed: 11)
+        let random = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let text = Array(String(repeating: #"{"name":"user","id":12345,"tags":["a","b"]},"#, count: 100).utf8)
+        let base64 = Array(Data(random).base64EncodedString().utf8)
+        random.withUnsafeBytes { XCTAssertTrue(ZstdCodec.looksIncompressible($0)) }
+        text.withUnsafeBytes { XCTAssertFalse(ZstdCodec.looksIncompressible($0)) }
+        base64.withUnsafeBytes { XCTAssertFalse(ZstdCodec.looksIncompressible($0), "64 symbols: zstd still gains ~25%") }
+        Array(random.prefix(500)).withUnsafeBytes { XCTAssertFalse(ZstdCodec.looksIncompressible($0), "short values are always tried") }
+    }
+}

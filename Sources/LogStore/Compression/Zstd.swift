@@ -23,7 +23,7 @@ final class ZstdCodec: @unchecked Sendable {
     /// The zstd frame of `input` (made with `dictionary`, a ZSTD_CDict, when given), or nil when
     /// it would not be smaller than `input`.
     func compress(_ input: UnsafeRawBufferPointer, dictionary: OpaquePointer? = nil) -> [UInt8]? {
-        guard input.count > 0 else { return nil }
+        guard input.count > 0, !Self.looksIncompressible(input) else { return nil }
         // Only a frame smaller than the input is kept, so the output buffer can stop there:
         // zstd reports "dstSize too small" for incompressible input without extra work.
         let capacity = input.count - 1
@@ -39,6 +39,28 @@ final class ZstdCodec: @unchecked Sendable {
         guard ZSTD_isError(size) == 0, size < input.count else { return nil }
         output.removeSubrange(size...)
         return output
+    }
+
+    /// A cheap guess that `input` is random-looking (already compressed or encrypted): 64
+    /// bytes sampled across it, of which random data shows ~57 distinct values and text or
+    /// structured data far fewer. Such values are stored raw without trying zstd, which would
+    /// cost more than the rest of the put. Short values are always tried.
+    static func looksIncompressible(_ input: UnsafeRawBufferPointer) -> Bool {
+        guard input.count >= 1024 else { return false }
+        var seen = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var distinct = 0
+        let stride = input.count / 64
+        for i in 0..<64 {
+            let byte = input[i * stride &+ (i &* 7) % stride]
+            let bit = UInt64(1) << UInt64(byte & 63)
+            switch byte >> 6 {
+            case 0: if seen.0 & bit == 0 { seen.0 |= bit; distinct += 1 }
+            case 1: if seen.1 & bit == 0 { seen.1 |= bit; distinct += 1 }
+            case 2: if seen.2 & bit == 0 { seen.2 |= bit; distinct += 1 }
+            default: if seen.3 & bit == 0 { seen.3 |= bit; distinct += 1 }
+            }
+        }
+        return distinct > 48
     }
 
     /// The dictionary id a frame was made with (0: none).
