@@ -17,6 +17,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The Preferences layer's figures (issue 5): typed sets/gets and user switching.
+        .executableTarget(
+            name: "prefs-bench",
+            dependencies: [.product(name: "Preferences", package: "UnifiedStorage")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

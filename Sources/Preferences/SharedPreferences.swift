@@ -105,6 +105,35 @@ public final class SharedPreferences: Sendable {
     }
 
     func number(forKey key: String, business: String) -> StoredNumber? {
+        // Fast path: scalar tags are read in place (no copy of the value); anything else, such
+        // as a property list holding a number, takes the general path below.
+        enum InPlace { case absent, number(StoredNumber?), other }
+        do {
+            guard let space = try existingSpace(business) else { return nil }
+            let found = try store().withValue(forKey: Array(key.utf8), space: space) { bytes -> InPlace in
+                guard let first = bytes.first, let tag = ValueTag(rawValue: first) else { return .number(nil) }
+                switch tag {
+                case .int, .int64, .double:
+                    guard bytes.count == 9 else { return .number(nil) }
+                    var bits: UInt64 = 0
+                    for index in 1...8 { bits |= UInt64(bytes[index]) << (8 * UInt64(index - 1)) }
+                    return .number(tag == .double ? .double(Double(bitPattern: bits)) : .integer(Int64(bitPattern: bits)))
+                case .bool:
+                    guard bytes.count == 2, bytes[1] <= 1 else { return .number(nil) }
+                    return .number(.bool(bytes[1] == 1))
+                default:
+                    return .other
+                }
+            } ?? .absent
+            switch found {
+            case .absent: return nil
+            case .number(let number): return number
+            case .other: break
+            }
+        } catch {
+            PreferencesLog.info("reading \(business)/\(key): \(error)")
+            return nil
+        }
         guard let (tag, payload) = tagged(forKey: key, business: business) else { return nil }
         return ValueCodec.number(tag: tag, payload: payload)
     }

@@ -1,0 +1,87 @@
+// prefs-bench: the Preferences layer's figures (issue 5), same machine and run as its peers:
+//   prefs-set   typed Int sets through SharedPreferences, vs Foundation's UserDefaults
+//   prefs-get   typed Int gets, vs a raw LogStore get of the same bytes
+//   user-switch setCurrentUserId from one user to another whose store holds 100k keys
+// Usage: swift run -c release prefs-bench [--keys N]   (default 200000; UserDefaults capped at 20000)
+
+import Foundation
+import LogStore
+import Preferences
+
+func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+func rate(_ count: Int, _ seconds: Double) -> String {
+    let perSecond = Double(count) / seconds
+    return perSecond >= 1e6 ? String(format: "%.2fM/s", perSecond / 1e6) : String(format: "%.1fk/s", perSecond / 1e3)
+}
+
+let arguments = CommandLine.arguments
+let keys = arguments.firstIndex(of: "--keys").flatMap { Int(arguments[$0 + 1]) } ?? 200_000
+let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("prefs-bench-\(getpid())")
+defer { try? FileManager.default.removeItem(at: work) }
+let names = (0..<keys).map { "key\($0)" }
+
+do {
+    let center = try DataCenter(root: work.appendingPathComponent("root"), appKey: "bench", appVersion: "1")
+    let preferences = center.commonPreferences
+
+    var start = now()
+    for (i, name) in names.enumerated() { try preferences.set(i, forKey: name, business: "bench") }
+    let setSeconds = now() - start
+    start = now()
+    var checksum = 0
+    for name in names { checksum &+= preferences.integer(forKey: name, business: "bench") }
+    let getSeconds = now() - start
+    precondition(checksum == (keys - 1) * keys / 2, "prefs-get read wrong values")
+
+    // Raw LogStore gets of the same number of 9-byte values (tag + Int), for the ratio.
+    var options = LogStore.Options()
+    options.segmentSize = 64 << 20
+    let raw = try LogStore(directory: work.appendingPathComponent("raw"), options: options)
+    let rawKeys = names.map { Array($0.utf8) }
+    for key in rawKeys { try raw.put([1, 2, 3, 4, 5, 6, 7, 8, 9], forKey: key) }
+    start = now()
+    var rawBytes = 0
+    for key in rawKeys { rawBytes &+= try raw.get(forKey: key)?.count ?? 0 }
+    let rawGetSeconds = now() - start
+    precondition(rawBytes == keys * 9)
+    try raw.close()
+
+    // UserDefaults, capped: it is three orders of magnitude slower here.
+    let defaultsCount = min(keys, 20_000)
+    let suite = "prefs-bench-\(getpid())"
+    let defaults = UserDefaults(suiteName: suite)!
+    start = now()
+    for i in 0..<defaultsCount { defaults.set(i, forKey: names[i]) }
+    defaults.synchronize()
+    let defaultsSeconds = now() - start
+    defaults.removePersistentDomain(forName: suite)
+
+    // User switch: u1 -> u2 where u2's store holds 100k keys (written, then closed by switching away).
+    try center.setCurrentUserId("u2")
+    let userPreferences = try XUnwrap(center.userPreferences)
+    for i in 0..<100_000 { try userPreferences.set(i, forKey: "k\(i)", business: "bench") }
+    try center.setCurrentUserId("u1")
+    var switches: [Double] = []
+    for _ in 0..<5 {
+        start = now()
+        try center.setCurrentUserId("u2")
+        _ = center.userPreferences?.integer(forKey: "k99999", business: "bench")
+        switches.append((now() - start) * 1000)
+        try center.setCurrentUserId("u1")
+    }
+    switches.sort()
+
+    print("prefs-bench: \(keys) keys, one thread, release build")
+    print("prefs-set    SharedPreferences.set(Int)  \(rate(keys, setSeconds))   UserDefaults.set(Int) \(rate(defaultsCount, defaultsSeconds)) (\(defaultsCount) keys)   ratio \(String(format: "%.0fx", (Double(keys) / setSeconds) / (Double(defaultsCount) / defaultsSeconds)))")
+    print("prefs-get    SharedPreferences.integer   \(rate(keys, getSeconds))   raw LogStore.get \(rate(keys, rawGetSeconds))   prefs/raw time \(String(format: "%.2fx", getSeconds / rawGetSeconds))")
+    print("user-switch  u1 -> u2 (100k keys) + first get: median \(String(format: "%.1f", switches[2])) ms, min \(String(format: "%.1f", switches[0])), max \(String(format: "%.1f", switches[4]))")
+} catch {
+    print("prefs-bench failed: \(error)")
+    exit(1)
+}
+
+func XUnwrap<T>(_ value: T?) throws -> T {
+    guard let value else { throw StoreError.noCurrentUser }
+    return value
+}
