@@ -17,6 +17,7 @@ for mode in encrypted compressed encrypted+compressed; do
 done
 # FORMAT.md audit: an independent reader written from FORMAT.md alone must agree with the engine.
 bash tools/check_format.sh "$(swift build --show-bin-path)/ustore" || failed+=("check_format")
+(cd Benchmarks && swift run -c release logstore-bench --quick) || failed+=("benchmarks")
 if [ ${#failed[@]} -gt 0 ]; then
     echo "test.sh: failed: ${failed[*]}" >&2
     exit 1

@@ -5,83 +5,157 @@ import Foundation
 struct LogStoreBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "logstore-bench",
-        abstract: "Measures a key-value engine: puts/s, gets/s, reopen time, memory, bytes on disk after compaction.",
+        abstract: "LogStore side by side with SQLite, LMDB, LevelDB, RocksDB, UserDefaults and NSCache: one table per workload.",
         discussion: """
-            Keys are key%08d, values a fixed size; one thread; the engine's default durability.
-            Workloads, in order, on one store in a temporary directory (removed afterwards):
-              put         every key once, in order, into a fresh store (p50/p99 per put)
-              get         every key once, random order, same process (p50/p99 per get)
-              reopen      close, then open + one get (median of --reopen-runs); and
-              reopen_full_scan  the same without LogStore's index.snapshot (a full scan)
-              compaction  overwrite every key, compact(), close; bytes of the files vs raw key+value bytes
-            Build and run in release: swift run -c release logstore-bench
+            Every workload runs on every engine that takes part in it, same machine, same keys and values, same durability class
+            (process-crash-safe; fsync for fsync-put). Peers are loaded at run time (dlopen): a peer whose library is not installed
+            is skipped with a note. Each engine runs in a child process of its own per group of workloads.
+
+            Workloads (names are stable; BENCHMARKS.md is keyed by them):
+              put|get|overwrite|delete / 16B, 100B (1M keys), 4KiB (100k keys)
+              compaction, reopen, reopen-full-scan, mixed (4 threads, 90% gets)   on the 100 B store
+              fsync-put/1w, fsync-put/8w                                         fsync class
+              encrypted-put|encrypted-get / 100B, 4KiB                            LogStore plain vs AES-256-GCM
+              compressed-put/json, compressed-get/json                            JSON-like values, zstd vs plain vs peers
+              compressed-put/4KiB-incompressible                                  LogStore plain vs zstd
+
+            Run in release from the Benchmarks directory:
+              swift run -c release logstore-bench                  # everything, default sizes (several minutes)
+              swift run -c release logstore-bench --quick          # small sizes, for CI
+              swift run -c release logstore-bench --engines LogStore,LevelDB --workloads put,get --json out.json
             """
     )
 
-    @Option(help: "Number of keys (default 1000000; 100000 with --quick).")
-    var keys: Int?
-
-    @Option(name: .customLong("value-size"), help: "Bytes per value.")
-    var valueSize: Int = 100
-
-    @Flag(help: "100,000 keys (unless --keys is given).")
+    @Flag(help: "Small sizes (20k keys, 2k at 4 KiB ...), for CI: well under a minute.")
     var quick = false
 
-    @Option(help: "Write the results as JSON to this file.")
+    @Option(help: "Also write the results as JSON to this file.")
     var json: String?
 
-    @Option(help: "Engine to measure: \(EngineRegistry.names.joined(separator: ", ")).")
-    var engine: String = "LogStore"
+    @Option(help: "Comma-separated engines (default: all): \(EngineRegistry.names.joined(separator: ", ")).")
+    var engines: String?
 
-    @Option(name: .customLong("reopen-runs"), help: "Timed reopens with the index snapshot (the median is reported).")
-    var reopenRuns: Int = 5
+    @Option(help: "Comma-separated workloads, base names (put = every size) or groups (100B, fsync, json ...); default: all.")
+    var workloads: String?
 
-    @Option(name: .customLong("cold-reopen-runs"), help: "Timed reopens without it (full scans); 0 skips them.")
-    var coldReopenRuns: Int = 3
+    @Option(help: "Keys of the 16 B and 100 B workloads (default 1,000,000; 20,000 with --quick).")
+    var keys: Int?
+
+    @Option(name: .customLong("keys-4kib"), help: "Keys of the 4 KiB workloads (default 100,000; 2,000 with --quick).")
+    var keys4KiB: Int?
+
+    @Option(name: .customLong("keys-json"), help: "Keys of the JSON-like workloads (default 200,000; 5,000 with --quick).")
+    var keysJSON: Int?
+
+    @Option(name: .customLong("mixed-ops"), help: "Operations of the mixed workload over all threads (default 1,000,000).")
+    var mixedOps: Int?
+
+    @Option(name: .customLong("fsync-ops"), help: "Puts of fsync-put with one writer (default 10,000); eight writers do twice as many.")
+    var fsyncOps: Int?
+
+    @Option(help: "Runs of LogStore and its variants in the encryption and compression comparisons (default 3; 1 with --quick).")
+    var repetitions: Int?
+
+    @Option(name: .customLong("time-cap"), help: "Seconds after which a timed workload stops (its row says how many ops it did); 0: none (default 4).")
+    var timeCap: Double?
+
+    @Option(name: .customLong("reopen-runs"), help: "Timed reopens (the median is reported).")
+    var reopenRuns: Int?
 
     @Flag(name: .customLong("no-latency"), help: "Do not time each operation (no p50/p99).")
     var noLatency = false
 
-    @Option(help: "Seed of the random get order.")
-    var seed: UInt64 = 20_240_601
+    @Option(help: "Seed of the key orders and values.")
+    var seed: UInt64?
 
-    @Option(name: .customLong("work-dir"), help: "Where the temporary store directory is made.")
-    var workDir: String = "/tmp"
+    @Option(name: .customLong("work-dir"), help: "Where the temporary store directories are made (default /tmp).")
+    var workDir: String?
 
-    @Option(help: "Comma-separated workloads: put,get,reopen,compaction (put always runs: it loads the store).")
-    var workloads: String = "put,get,reopen,compaction"
-
-    @Flag(help: "Keep the store directory instead of removing it.")
+    @Flag(help: "Keep the store directories instead of removing them.")
     var keep = false
 
     @Flag(help: "Print the tables as Markdown.")
     var markdown = false
 
-    func validate() throws {
-        let count = keys ?? (quick ? 100_000 : 1_000_000)
-        guard count > 0, count <= KeyBuffer.maxKeys else {
-            throw ValidationError("--keys must be in 1...\(KeyBuffer.maxKeys) (keys are key%08d)")
-        }
-        guard valueSize >= 0 else { throw ValidationError("--value-size must be >= 0") }
-        let unknown = selectedWorkloads.subtracting(BenchConfig.allWorkloads)
-        guard unknown.isEmpty else { throw ValidationError("unknown workload(s): \(unknown.sorted().joined(separator: ", "))") }
-        guard reopenRuns >= 1, coldReopenRuns >= 0 else { throw ValidationError("--reopen-runs >= 1, --cold-reopen-runs >= 0") }
-    }
+    @Flag(name: .customLong("in-process"), help: "Run every engine in this process (for profilers); peak RSS figures then accumulate.")
+    var inProcess = false
 
-    var selectedWorkloads: Set<String> {
-        Set(workloads.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+    @Flag(help: "List the engines (and whether they can run here) and the workloads, then exit.")
+    var list = false
+
+    @Option(name: .customLong("child-job"), help: .hidden)
+    var childJob: String?
+
+    func makeConfig() throws -> BenchConfig {
+        var config = quick ? BenchConfig.quickSizes : BenchConfig()
+        if let keys { config.keys = keys }
+        if let keys4KiB { config.keys4KiB = keys4KiB }
+        if let keysJSON { config.keysJSON = keysJSON }
+        if let mixedOps { config.mixedOps = mixedOps }
+        if let fsyncOps {
+            config.fsyncOpsSingle = fsyncOps
+            config.fsyncOpsMulti = 2 * fsyncOps
+        }
+        if let repetitions { config.repetitions = repetitions }
+        if let reopenRuns { config.reopenRuns = reopenRuns }
+        if let timeCap { config.timeCapSeconds = timeCap }
+        if let seed { config.seed = seed }
+        if let workDir { config.workRoot = workDir }
+        config.keepDirectories = keep
+        config.recordLatency = !noLatency
+        for (name, value) in [("--keys", config.keys), ("--keys-4kib", config.keys4KiB), ("--keys-json", config.keysJSON)] {
+            guard value > 0, value <= KeyBuffer.maxKeys else { throw ValidationError("\(name) must be in 1...\(KeyBuffer.maxKeys)") }
+        }
+        guard config.mixedOps >= config.mixedThreads, config.fsyncOpsSingle >= 1, config.repetitions >= 1, config.reopenRuns >= 1 else {
+            throw ValidationError("--mixed-ops >= 4, --fsync-ops >= 1, --repetitions >= 1, --reopen-runs >= 1")
+        }
+        return config
     }
 
     func run() throws {
-        let config = BenchConfig(keys: keys ?? (quick ? 100_000 : 1_000_000), valueSize: valueSize,
-                                 recordLatency: !noLatency, reopenRuns: reopenRuns, coldReopenRuns: coldReopenRuns,
-                                 seed: seed, workRoot: workDir, keepDirectory: keep,
-                                 workloads: selectedWorkloads.union(["put"]))
-        let report = try EngineRegistry.run(engine: engine, config: config)
-        print(RunSummary.render(report, markdown: markdown))
+        if let childJob {
+            try Orchestrator.runChild(childJob)
+            return
+        }
+        let config = try makeConfig()
+        let selectedWorkloads = try workloads.map(WorkloadCatalog.select) ?? WorkloadCatalog.all
+        var specs = EngineRegistry.all
+        if let engines {
+            let names = engines.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            specs = try names.map { name in
+                guard let spec = EngineRegistry.spec(named: name) else {
+                    throw ValidationError("unknown engine \(name); known: \(EngineRegistry.names.joined(separator: ", "))")
+                }
+                return spec
+            }
+            specs = EngineRegistry.all.filter { spec in specs.contains { $0.name == spec.name } }
+        }
+        var available: [(spec: EngineSpec, library: String)] = []
+        var skipped: [(name: String, reason: String)] = []
+        for spec in specs {
+            switch spec.probe() {
+            case .success(let library): available.append((spec, library))
+            case .failure(let error): skipped.append((spec.name, "\(error) (install its Debian -dev package to include it)"))
+            }
+        }
+        if list {
+            for (spec, library) in available { print("\(spec.name): \(spec.kind) [\(library)]") }
+            for (name, reason) in skipped { print("\(name): SKIPPED, \(reason)") }
+            print("workloads: " + WorkloadCatalog.all.joined(separator: ", "))
+            return
+        }
+        for (name, reason) in skipped { progress("note: \(name) skipped: \(reason)") }
+        let plan = RunPlan(config: config, engines: available, skipped: skipped, workloads: selectedWorkloads,
+                           commandLine: (["logstore-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " "))
+        let outcome = Orchestrator(plan: plan, inProcess: inProcess).run()
+        print(RunSummary.render(outcome, markdown: markdown))
         if let json {
-            try JSONWriter.write(report.results, to: json)
+            try JSONWriter.write(outcome.results, to: json)
             progress("wrote \(json)")
+        }
+        if !outcome.failures.isEmpty {
+            progress("logstore-bench: \(outcome.failures.count) engine run(s) failed")
+            throw ExitCode.failure
         }
     }
 }

@@ -17,6 +17,24 @@ enum Format {
         return String(format: "%.0f", value)
     }
 
+    /// 1000000 -> "1,000,000".
+    static func count(_ value: Int) -> String {
+        let digits = String(value)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// 0.3123 -> "0.31x".
+    static func ratio(_ value: Double) -> String {
+        guard value.isFinite else { return "-" }
+        if value >= 10 { return String(format: "%.1fx", value) }
+        return value >= 0.1 ? String(format: "%.2fx", value) : String(format: "%.3fx", value)
+    }
+
     static func fixed(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 
     static func optional<T>(_ value: T?, _ body: (T) -> String) -> String { value.map(body) ?? "-" }
@@ -25,11 +43,17 @@ enum Format {
 enum BenchError: Error, CustomStringConvertible {
     case usage(String)
     case verification(String)
+    /// A peer's library is not installed (the peer is skipped).
+    case unavailable(String)
+    /// An engine call failed.
+    case engine(String)
 
     var description: String {
         switch self {
         case .usage(let message): return "usage: \(message)"
         case .verification(let message): return "verification failed: \(message)"
+        case .unavailable(let message): return "unavailable: \(message)"
+        case .engine(let message): return "engine error: \(message)"
         }
     }
 }

@@ -39,17 +39,69 @@ struct KeyBuffer {
     }
 }
 
-/// A value of fixed size: a byte pattern with the key index (4 bytes, little-endian) and a
-/// generation byte stamped in front, so a read can check it got the right, newest value.
-struct ValueBuffer {
+/// The values of a workload, written in place into one reused buffer so the timed loops
+/// allocate nothing themselves. Every key gets its own content, so an engine that compresses
+/// (LevelDB and RocksDB use Snappy by default) gains nothing it would not gain on real data:
+/// - `.random(n)`: n bytes copied from a pool of pseudo-random bytes at an offset that depends
+///   on the key and generation (incompressible), with the key index (4 bytes, little-endian) and
+///   a generation byte stamped in front, so a read can check it got the right, newest value;
+/// - `.json`: one of 512 JSON-like documents of 0.6-1.6 KiB (`JSONDocuments`), with the key
+///   index in its `"id"` and the generation in its `"rev"`.
+struct ValueSource: Sendable {
+    let kind: ValueKind
+    private let pool: [UInt8]
+    private let documents: [[UInt8]]
     private(set) var bytes: [UInt8]
+    static let poolSize = 1 << 20
 
-    init(size: Int) {
-        bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+    init(kind: ValueKind, seed: UInt64) {
+        self.kind = kind
+        switch kind {
+        case .random(let size):
+            var rng = SplitMix64(seed: seed ^ 0xBADC0FFEE)
+            var pool = [UInt8](repeating: 0, count: Self.poolSize + size)
+            pool.withUnsafeMutableBytes { raw in
+                for i in stride(from: 0, to: raw.count - 7, by: 8) { raw.storeBytes(of: rng.next(), toByteOffset: i, as: UInt64.self) }
+            }
+            self.pool = pool
+            documents = []
+            bytes = [UInt8](repeating: 0, count: size)
+        case .json:
+            pool = []
+            documents = JSONDocuments.make(count: JSONDocuments.count, seed: seed)
+            bytes = []
+            bytes.reserveCapacity(documents.map(\.count).max()!)
+        }
+    }
+
+    /// Makes `bytes` the value of key `index` at `generation` (0-9).
+    @inline(__always)
+    mutating func make(index: Int, generation: UInt8) {
+        switch kind {
+        case .random(let size):
+            let offset = (index &* 40_503 &+ Int(generation) &* 7_919) & (Self.poolSize - 1)
+            pool.withUnsafeBytes { source in
+                bytes.withUnsafeMutableBytes { target in
+                    target.baseAddress!.copyMemory(from: source.baseAddress! + offset, byteCount: size)
+                }
+            }
+            stamp(index: index, generation: generation)
+        case .json:
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: documents[index % documents.count])
+            bytes.withUnsafeMutableBufferPointer { value in
+                var n = index
+                for at in stride(from: JSONDocuments.idOffset + JSONDocuments.idDigits - 1, through: JSONDocuments.idOffset, by: -1) {
+                    value[at] = UInt8(48 + n % 10)
+                    n /= 10
+                }
+                value[JSONDocuments.revOffset] = 48 + generation
+            }
+        }
     }
 
     @inline(__always)
-    mutating func stamp(index: Int, generation: UInt8) {
+    private mutating func stamp(index: Int, generation: UInt8) {
         guard bytes.count >= 5 else { return }
         bytes.withUnsafeMutableBufferPointer { value in
             value[0] = UInt8(truncatingIfNeeded: index)
@@ -60,15 +112,47 @@ struct ValueBuffer {
         }
     }
 
-    /// True when `value` has the expected size and the stamp of `index` and `generation`.
+    /// True when `value` has the size and stamp of key `index` at `generation` (any generation
+    /// when nil).
     @inline(__always)
-    static func check(_ value: [UInt8], size: Int, index: Int, generation: UInt8) -> Bool {
-        guard value.count == size else { return false }
-        guard size >= 5 else { return true }
-        return value.withUnsafeBufferPointer { v in
-            v[0] == UInt8(truncatingIfNeeded: index) && v[1] == UInt8(truncatingIfNeeded: index >> 8) &&
-                v[2] == UInt8(truncatingIfNeeded: index >> 16) && v[3] == UInt8(truncatingIfNeeded: index >> 24) &&
-                v[4] == generation
+    func check(_ value: [UInt8], index: Int, generation: UInt8?) -> Bool {
+        switch kind {
+        case .random(let size):
+            guard value.count == size else { return false }
+            guard size >= 5 else { return true }
+            return value.withUnsafeBufferPointer { v in
+                v[0] == UInt8(truncatingIfNeeded: index) && v[1] == UInt8(truncatingIfNeeded: index >> 8) &&
+                    v[2] == UInt8(truncatingIfNeeded: index >> 16) && v[3] == UInt8(truncatingIfNeeded: index >> 24) &&
+                    (generation == nil || v[4] == generation!)
+            }
+        case .json:
+            guard value.count == documents[index % documents.count].count else { return false }
+            var n = index
+            for at in stride(from: JSONDocuments.idOffset + JSONDocuments.idDigits - 1, through: JSONDocuments.idOffset, by: -1) {
+                guard value[at] == UInt8(48 + n % 10) else { return false }
+                n /= 10
+            }
+            return generation == nil || value[JSONDocuments.revOffset] == 48 + generation!
+        }
+    }
+
+    /// Bytes of the keys and values of keys `0 ..< keys` as the caller writes them.
+    func rawBytes(keys: Int) -> Int {
+        switch kind {
+        case .random(let size): return keys * (KeyBuffer.length + size)
+        case .json:
+            let full = keys / documents.count
+            var total = full * documents.reduce(0) { $0 + $1.count }
+            for i in 0..<(keys % documents.count) { total += documents[i].count }
+            return total + keys * KeyBuffer.length
+        }
+    }
+
+    /// Average value size.
+    var averageSize: Int {
+        switch kind {
+        case .random(let size): return size
+        case .json: return documents.reduce(0) { $0 + $1.count } / documents.count
         }
     }
 }

@@ -1,6 +1,6 @@
 /// One duration per operation, in nanoseconds (saturating at ~4.3 s), in a buffer allocated and
 /// touched before the timed loop so recording costs a store and no page fault.
-final class LatencySamples {
+final class LatencySamples: @unchecked Sendable {
     private let buffer: UnsafeMutableBufferPointer<UInt32>
     private(set) var count = 0
 
@@ -19,6 +19,16 @@ final class LatencySamples {
         guard count < buffer.count else { return }
         buffer[count] = nanos > UInt64(UInt32.max) ? UInt32.max : UInt32(truncatingIfNeeded: nanos)
         count += 1
+    }
+
+    /// The samples of all of `parts` in one buffer.
+    static func merged(_ parts: [LatencySamples]) -> LatencySamples {
+        let all = LatencySamples(capacity: parts.reduce(0) { $0 + $1.count })
+        for part in parts {
+            for i in 0..<part.count { all.buffer[all.count + i] = part.buffer[i] }
+            all.count += part.count
+        }
+        return all
     }
 
     /// Percentiles (nearest rank, in microseconds) of the recorded samples, e.g. `[0.5, 0.99]`.

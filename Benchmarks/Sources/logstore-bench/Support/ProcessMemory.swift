@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The memory counters of this process, from /proc/self/status (Linux).
-struct ProcessMemory {
+struct ProcessMemory: Codable {
     /// Peak resident set (VmHWM) since the process started or since `resetPeak()`.
     var peakRSS: Int
     /// Resident set now (VmRSS) = RssAnon + RssFile + RssShmem.
