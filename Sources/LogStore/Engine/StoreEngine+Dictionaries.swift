@@ -24,8 +24,12 @@ extension StoreEngine {
         }
         var id: [UInt8] = []
         LittleEndian.append32(dictionary.id, to: &id)
+        var index = try dictionaryIndex() ?? DictionaryIndex(dictionaries: [], spaces: [:])
+        if !index.dictionaries.contains(dictionary.id) { index.dictionaries.append(dictionary.id) }
+        index.spaces[space] = dictionary.id
         try write(batch: [metadata(Self.dictionaryPrefix + Array("\(dictionary.id)".utf8), dictionary.bytes),
-                          metadata(Self.spaceDictionaryPrefix + Array("\(space)".utf8), id)])
+                          metadata(Self.spaceDictionaryPrefix + Array("\(space)".utf8), id),
+                          metadata(Self.dictionaryIndexKey, index.encoded())])
         rw.withWriteLock {
             dictionaries[dictionary.id] = dictionary
             spaceDictionaries[space] = dictionary
@@ -33,24 +37,89 @@ extension StoreEngine {
         return dictionary.id
     }
 
-    /// Loads every dictionary the store holds and which space uses which. Called at open.
+    static let dictionaryIndexKey = Array("zdict-index".utf8)
+
+    /// Which dictionaries exist and which space uses which, in one record, so that opening a
+    /// store reads one record instead of scanning the keydir (FORMAT.md, "The engine's key space").
+    struct DictionaryIndex {
+        var dictionaries: [UInt32]
+        var spaces: [UInt32: UInt32]
+
+        func encoded() -> [UInt8] {
+            var bytes: [UInt8] = []
+            LittleEndian.append32(UInt32(dictionaries.count), to: &bytes)
+            for id in dictionaries { LittleEndian.append32(id, to: &bytes) }
+            LittleEndian.append32(UInt32(spaces.count), to: &bytes)
+            for (space, id) in spaces.sorted(by: { $0.key < $1.key }) {
+                LittleEndian.append32(space, to: &bytes)
+                LittleEndian.append32(id, to: &bytes)
+            }
+            return bytes
+        }
+
+        init(dictionaries: [UInt32], spaces: [UInt32: UInt32]) {
+            self.dictionaries = dictionaries
+            self.spaces = spaces
+        }
+
+        init?(decoding bytes: [UInt8]) {
+            func word(_ at: Int) -> UInt32? {
+                guard at + 4 <= bytes.count else { return nil }
+                return UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+            }
+            guard let count = word(0), Int(count) <= bytes.count / 4 else { return nil }
+            var at = 4
+            dictionaries = []
+            for _ in 0..<count {
+                guard let id = word(at) else { return nil }
+                dictionaries.append(id)
+                at += 4
+            }
+            guard let pairs = word(at), Int(pairs) <= bytes.count / 8 else { return nil }
+            at += 4
+            spaces = [:]
+            for _ in 0..<pairs {
+                guard let space = word(at), let id = word(at + 4) else { return nil }
+                spaces[space] = id
+                at += 8
+            }
+            guard at == bytes.count else { return nil }
+        }
+    }
+
+    func dictionaryIndex() throws -> DictionaryIndex? {
+        guard let bytes = try get(key: Self.dictionaryIndexKey, space: LogStore.engineSpace, crypt: nil) else { return nil }
+        guard let index = DictionaryIndex(decoding: bytes) else {
+            throw StoreError.corrupt("the dictionary index record (zdict-index) is malformed")
+        }
+        return index
+    }
+
+    /// Loads every dictionary the store holds and which space uses which. Called at open: one
+    /// record read when the store has no dictionary.
     func loadDictionaries() throws {
+        let index: DictionaryIndex
+        do {
+            guard let found = try dictionaryIndex() else { return }
+            index = found
+        } catch {
+            recoveryReport.append("compression dictionaries not loaded: \(error)")
+            return
+        }
         var loaded: [UInt32: ZstdDictionary] = [:]
-        for entry in try entries(space: LogStore.engineSpace, prefix: Self.dictionaryPrefix, crypt: nil) {
+        for id in index.dictionaries {
             do {
-                let dictionary = try ZstdDictionary(bytes: entry.value, level: options.compression?.level ?? 3)
-                loaded[dictionary.id] = dictionary
+                guard let bytes = try get(key: Self.dictionaryPrefix + Array("\(id)".utf8), space: LogStore.engineSpace, crypt: nil) else {
+                    recoveryReport.append("compression dictionary \(id) is missing")
+                    continue
+                }
+                loaded[id] = try ZstdDictionary(bytes: bytes, level: options.compression?.level ?? 3)
             } catch {
-                recoveryReport.append("compression dictionary \(String(decoding: entry.key, as: UTF8.self)) unreadable: \(error)")
+                recoveryReport.append("compression dictionary \(id) unreadable: \(error)")
             }
         }
         var bySpace: [UInt32: ZstdDictionary] = [:]
-        for entry in try entries(space: LogStore.engineSpace, prefix: Self.spaceDictionaryPrefix, crypt: nil) {
-            let spaceText = String(decoding: entry.key.dropFirst(Self.spaceDictionaryPrefix.count), as: UTF8.self)
-            guard let space = UInt32(spaceText), entry.value.count == 4 else { continue }
-            let id = entry.value.withUnsafeBytes { LittleEndian.load32($0.baseAddress!, 0) }
-            if let dictionary = loaded[id] { bySpace[space] = dictionary }
-        }
+        for (space, id) in index.spaces { if let dictionary = loaded[id] { bySpace[space] = dictionary } }
         rw.withWriteLock {
             dictionaries = loaded
             spaceDictionaries = bySpace
