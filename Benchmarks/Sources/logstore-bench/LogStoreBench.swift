@@ -56,7 +56,7 @@ struct LogStoreBench: ParsableCommand {
     @Option(help: "Runs of LogStore and its variants in the encryption and compression comparisons (default 3; 1 with --quick).")
     var repetitions: Int?
 
-    @Option(name: .customLong("time-cap"), help: "Seconds after which a timed workload stops (its row says how many ops it did); 0: none (default 4).")
+    @Option(name: .customLong("time-cap"), help: "Seconds after which a timed workload stops (its row says how many ops it did); 0: none (default 3).")
     var timeCap: Double?
 
     @Option(name: .customLong("reopen-runs"), help: "Timed reopens (the median is reported).")

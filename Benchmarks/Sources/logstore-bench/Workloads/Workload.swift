@@ -22,7 +22,7 @@ struct BenchConfig: Codable, Sendable {
     /// A timed workload stops after this many seconds even if it has operations left (its row
     /// then says how many it did; what a later workload needs is written untimed with the batch
     /// API). Keeps the slow peers (SQLite one transaction per op ...) from dominating the run.
-    var timeCapSeconds = 4.0
+    var timeCapSeconds = 3.0
     var reopenRuns = 5
     var coldReopenRuns = 3
     /// Runs of LogStore and its variants in the comparisons between them (alternating).
@@ -42,7 +42,7 @@ struct BenchConfig: Codable, Sendable {
         config.mixedOps = 20_000
         config.fsyncOpsSingle = 300
         config.fsyncOpsMulti = 800
-        config.timeCapSeconds = 4
+        config.timeCapSeconds = 3
         config.reopenRuns = 3
         config.coldReopenRuns = 1
         config.repetitions = 1
