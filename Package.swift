@@ -5,7 +5,9 @@ let package = Package(
     name: "UnifiedStorage",
     products: [
         .library(name: "LogStore", targets: ["LogStore"]),
+        .library(name: "DAO", targets: ["DAO"]),
         .library(name: "Preferences", targets: ["Preferences"]),
+        .library(name: "Caches", targets: ["Caches"]),
         .library(name: "UnifiedStorage", targets: ["UnifiedStorage"]),
         .executable(name: "ustore", targets: ["ustore"]),
     ],
@@ -19,10 +21,15 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "LogStore", dependencies: ["CChecksum", "CZstd", "COpenSSL"]),
-        // Typed key-value preferences, DataCenter, CustomStorage and user spaces. DESIGN puts it on
-        // DAO; until DAO lands it sits on LogStore directly.
-        .target(name: "Preferences", dependencies: ["LogStore", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "UnifiedStorage", dependencies: ["LogStore", "Preferences"]),
+        // Tables as indexed record sets, the SQL subset, XML DAO configs and the typed Dao<T>.
+        .target(name: "DAO", dependencies: ["LogStore"]),
+        // Typed key-value preferences, DataCenter, CustomStorage, user spaces, PurgeablePath.
+        .target(name: "Preferences", dependencies: ["LogStore", "DAO", .product(name: "Logging", package: "swift-log")]),
+        // LRU memory and disk caches, file and object arrays, the cache cleaner.
+        .target(name: "Caches", dependencies: ["LogStore", "DAO", "Preferences"]),
+        .target(name: "UnifiedStorage", dependencies: ["LogStore", "DAO", "Preferences", "Caches"]),
+        // SQLite 3 for tests only (the oracle of the SQL subset). No product target depends on it.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
             name: "ustore",
             dependencies: ["UnifiedStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -30,6 +37,7 @@ let package = Package(
         // The child process of the crash tests: writes, prints what it acknowledged, gets killed.
         .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore"], path: "Tests/CrashWriter"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer"]),
+        .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "LogStore", "UnifiedStorage"]),
         .testTarget(name: "UstoreTests", dependencies: ["ustore", "LogStore"]),
     ],

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Installs the system libraries the package links (libzstd, libcrypto) and the Python packages
+# Installs the system libraries the package links (libzstd, libcrypto; libsqlite3 for the
+# tests' SQL oracle only) and the Python packages
 # tools/read_store.py decrypts and decompresses with (cryptography, zstandard) when they are
 # missing. Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 
 missing=()
-for pkg in libzstd-dev libssl-dev; do
+for pkg in libzstd-dev libssl-dev libsqlite3-dev sqlite3; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

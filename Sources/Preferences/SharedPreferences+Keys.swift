@@ -1,3 +1,4 @@
+import DAO
 import Foundation
 import LogStore
 

@@ -1,4 +1,5 @@
-// The facade: `import UnifiedStorage` brings in every layer. Layers arrive with their issues;
-// today that is the LogStore engine and the Preferences layer.
+// The facade: `import UnifiedStorage` brings in every layer.
 @_exported import LogStore
+@_exported import DAO
 @_exported import Preferences
+@_exported import Caches

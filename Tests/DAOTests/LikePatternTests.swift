@@ -1,5 +1,5 @@
 import XCTest
-@testable import Preferences
+@testable import DAO
 
 final class LikePatternTests: XCTestCase {
     func testPercentMatchesAnyRunIncludingEmpty() {
