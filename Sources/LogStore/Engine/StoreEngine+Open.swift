@@ -160,11 +160,18 @@ extension StoreEngine {
                     continue
                 }
                 opened.append(segment)
+            } catch StoreError.io(let operation, let code) {
+                // The file is there but the system would not let us read it (EIO, EMFILE, ...):
+                // opening without it would hide its records, and newer writes would get lower
+                // sequence numbers than them, so they would win later. The open fails instead.
+                throw StoreError.io(operation: operation, errno: code)
             } catch {
-                if !options.readOnly, isAllZero(file.path) {
-                    // A crash between creating a segment and writing its header: nothing in it.
+                if !options.readOnly, holdsNoRecords(file.path) {
+                    // A crash (or an I/O error) between creating a segment and finishing its
+                    // header: records are appended only after the header is written, so a bad
+                    // header over an all-zero body means the segment never held anything.
                     try Directory.remove(file.path)
-                    recoveryReport.append("\(file.path): removed a segment file a crash left empty")
+                    recoveryReport.append("\(file.path): removed a segment file whose creation never finished")
                 } else {
                     recoveryReport.append("\(file.path): unreadable segment skipped: \(error)")
                 }
@@ -184,9 +191,10 @@ extension StoreEngine {
         return OpenedSegments(segments: opened, highestID: highest)
     }
 
-    private func isAllZero(_ path: String) -> Bool {
+    /// Whether every byte after the segment header's place is zero (or there are none).
+    private func holdsNoRecords(_ path: String) -> Bool {
         guard let bytes = try? SystemFile(path: path, flags: O_RDONLY).readAll() else { return false }
-        return bytes.allSatisfy { $0 == 0 }
+        return bytes.dropFirst(SegmentHeader.size).allSatisfy { $0 == 0 }
     }
 
     // MARK: Snapshot

@@ -11,15 +11,18 @@ import Darwin
 final class MappedRegion: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let length: Int
+    let path: String
 
     init(descriptor: Int32, length: Int, writable: Bool, path: String) throws {
         guard length > 0 else { throw StoreError.corrupt("\(path): cannot map an empty file") }
+        try FaultInjection.failIfInjected(.mmap, path, operation: "mmap \(path)")
         let protection = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
         guard let pointer = mmap(nil, length, protection, MAP_SHARED, descriptor, 0), pointer != MAP_FAILED else {
             throw StoreError.io(operation: "mmap \(path)", errno: errno)
         }
         self.base = pointer
         self.length = length
+        self.path = path
     }
 
     deinit { munmap(base, length) }
@@ -47,10 +50,11 @@ final class MappedRegion: @unchecked Sendable {
 
     /// Flushes `[offset, offset + count)` of a writable mapping to the file, synchronously.
     func sync(offset: Int, count: Int) throws {
+        try FaultInjection.failIfInjected(.msync, path, operation: "msync \(path)")
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let start = offset / page * page
         guard msync(base + start, offset + count - start, MS_SYNC) == 0 else {
-            throw StoreError.io(operation: "msync", errno: errno)
+            throw StoreError.io(operation: "msync \(path)", errno: errno)
         }
     }
 }

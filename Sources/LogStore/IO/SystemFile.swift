@@ -7,14 +7,15 @@ import Foundation
 
 /// The engine's one door to the file system: thin typed wrappers over the system calls it uses.
 ///
-/// Every failure becomes `StoreError.io` naming the call and the path. Keeping every call here
-/// (and nowhere else in the engine) is what lets tests inject faults at each call site later.
+/// Every failure becomes `StoreError.io` naming the call and the path. Every call here (and
+/// nowhere else in the engine) first asks `FaultInjection` whether a test wants it to fail.
 final class SystemFile: @unchecked Sendable {
     let descriptor: Int32
     let path: String
 
     /// Opens `path` with the given `open(2)` flags; `O_CLOEXEC` is always added.
     init(path: String, flags: Int32, mode: mode_t = 0o644) throws {
+        try FaultInjection.failIfInjected(.open, path, operation: "open \(path)")
         let fd = open(path, flags | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
         self.descriptor = fd
@@ -25,6 +26,7 @@ final class SystemFile: @unchecked Sendable {
 
     /// Size of the file in bytes.
     func size() throws -> Int {
+        try FaultInjection.failIfInjected(.fstat, path, operation: "fstat \(path)")
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw StoreError.io(operation: "fstat \(path)", errno: errno) }
         return Int(info.st_size)
@@ -33,6 +35,13 @@ final class SystemFile: @unchecked Sendable {
     /// Writes all of `bytes` at `offset`, retrying short writes and EINTR.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
         var done = 0
+        if let fault = FaultInjection.check(.pwrite, path) {
+            // A filling disk writes part of the bytes before it refuses the rest.
+            if fault == .shortWrite, bytes.count > 1 {
+                _ = pwrite(descriptor, bytes.baseAddress!, bytes.count / 2, off_t(offset))
+            }
+            throw StoreError.io(operation: "pwrite \(path) (injected)", errno: fault.errno)
+        }
         while done < bytes.count {
             let n = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             if n < 0 {
@@ -50,6 +59,7 @@ final class SystemFile: @unchecked Sendable {
 
     /// Reads exactly `count` bytes at `offset`; fewer bytes (end of file) is `corrupt`.
     func read(count: Int, at offset: Int) throws -> [UInt8] {
+        try FaultInjection.failIfInjected(.pread, path, operation: "pread \(path)")
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
@@ -71,6 +81,7 @@ final class SystemFile: @unchecked Sendable {
 
     /// Flushes the file's data (and the metadata needed to read it) to stable storage.
     func syncData() throws {
+        try FaultInjection.failIfInjected(.fdatasync, path, operation: "fdatasync \(path)")
         #if os(Linux)
         let result = fdatasync(descriptor)
         #else
@@ -80,6 +91,7 @@ final class SystemFile: @unchecked Sendable {
     }
 
     func truncate(to length: Int) throws {
+        try FaultInjection.failIfInjected(.ftruncate, path, operation: "ftruncate \(path)")
         guard ftruncate(descriptor, off_t(length)) == 0 else {
             throw StoreError.io(operation: "ftruncate \(path)", errno: errno)
         }
@@ -88,6 +100,7 @@ final class SystemFile: @unchecked Sendable {
     /// Reserves disk blocks for `[offset, offset + length)` so later writes through a mapping
     /// cannot fail with SIGBUS on a full disk: a full disk is an error here instead.
     func allocate(offset: Int, length: Int) throws {
+        try FaultInjection.failIfInjected(.fallocate, path, operation: "fallocate \(path)")
         #if os(Linux)
         let result = posix_fallocate(descriptor, off_t(offset), off_t(length))
         guard result == 0 else { throw StoreError.io(operation: "fallocate \(path)", errno: result) }
@@ -99,6 +112,7 @@ final class SystemFile: @unchecked Sendable {
     /// Takes an advisory `flock` lock without waiting. Returns false when another open file
     /// description (in this process or another) holds a conflicting lock.
     func tryLock(exclusive: Bool) throws -> Bool {
+        try FaultInjection.failIfInjected(.flock, path, operation: "flock \(path)")
         if flock(descriptor, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0 { return true }
         if errno == EWOULDBLOCK { return false }
         throw StoreError.io(operation: "flock \(path)", errno: errno)
@@ -120,6 +134,7 @@ private let systemRename = Darwin.rename
 /// Directory-level calls: listing, renaming, removing, and syncing a directory entry.
 enum Directory {
     static func create(_ path: String) throws {
+        try FaultInjection.failIfInjected(.mkdir, path, operation: "mkdir \(path)")
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             // Create missing parents too, like `mkdir -p`.
             do {
@@ -136,6 +151,7 @@ enum Directory {
     }
 
     static func list(_ path: String) throws -> [String] {
+        try FaultInjection.failIfInjected(.opendir, path, operation: "opendir \(path)")
         guard let dir = opendir(path) else { throw StoreError.io(operation: "opendir \(path)", errno: errno) }
         defer { closedir(dir) }
         var names: [String] = []
@@ -149,16 +165,19 @@ enum Directory {
     }
 
     static func rename(_ from: String, _ to: String) throws {
+        try FaultInjection.failIfInjected(.rename, from, operation: "rename \(from) -> \(to)")
         guard systemRename(from, to) == 0 else { throw StoreError.io(operation: "rename \(from) -> \(to)", errno: errno) }
     }
 
     /// Removes a file; a file that is already gone is not an error.
     static func remove(_ path: String) throws {
+        try FaultInjection.failIfInjected(.unlink, path, operation: "unlink \(path)")
         guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "unlink \(path)", errno: errno) }
     }
 
     /// Makes creations, renames and removals in the directory durable.
     static func sync(_ path: String) throws {
+        try FaultInjection.failIfInjected(.fsyncDirectory, path, operation: "fsync \(path)")
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
         defer { _ = close(fd) }

@@ -44,13 +44,20 @@ final class Segment: @unchecked Sendable {
     static func create(path: String, id: UInt32, flags: UInt32, capacity: Int, initialAllocation: Int) throws -> Segment {
         // O_EXCL: ids are never reused, so an existing file means a bug, not something to overwrite.
         let file = try SystemFile(path: path, flags: O_RDWR | O_CREAT | O_EXCL)
-        let header = SegmentHeader(segmentID: id, flags: flags, createdMillis: Clock.nowMillis())
-        let allocation = min(capacity, max(initialAllocation, SegmentHeader.size))
-        try file.allocate(offset: 0, length: allocation)
-        try file.write(header.encoded(), at: 0)
-        let region = try file.map(length: capacity, writable: true)
-        return Segment(id: id, path: path, header: header, file: file, region: region,
-                       length: SegmentHeader.size, allocated: allocation, writable: true)
+        do {
+            let header = SegmentHeader(segmentID: id, flags: flags, createdMillis: Clock.nowMillis())
+            let allocation = min(capacity, max(initialAllocation, SegmentHeader.size))
+            try file.allocate(offset: 0, length: allocation)
+            try file.write(header.encoded(), at: 0)
+            let region = try file.map(length: capacity, writable: true)
+            return Segment(id: id, path: path, header: header, file: file, region: region,
+                           length: SegmentHeader.size, allocated: allocation, writable: true)
+        } catch {
+            // A full disk or an I/O error half way: take the file away so the next attempt can
+            // create it again (recovery removes it too if this removal fails as well).
+            try? Directory.remove(path)
+            throw error
+        }
     }
 
     /// Opens an existing segment file. Writable segments are mapped with room for `capacity`

@@ -1,0 +1,225 @@
+import Foundation
+import XCTest
+@testable import LogStore
+
+/// I/O error injection in the manner of SQLite's tests: a workload runs once to count its I/O
+/// calls, then once per call with that call failing (EIO, ENOSPC, or a short write followed by
+/// ENOSPC). After each injected fault:
+/// - the operation that met it throws a typed `StoreError` (never a crash);
+/// - the store reopens;
+/// - every acknowledged write is there with its value, every acknowledged delete stays deleted;
+/// - an operation that threw is all or nothing: a batch is wholly there or wholly absent.
+final class FaultInjectionTests: StoreTestCase {
+    /// What the store must hold for a key after the workload.
+    private enum Expectation {
+        case value([UInt8])
+        case absent
+        /// An operation that threw: either the earlier state or the new one.
+        case either(before: [UInt8]?, after: [UInt8]?)
+    }
+
+    private struct Model {
+        var expected: [[UInt8]: Expectation] = [:]
+        /// Batches that threw: their keys must all show the batch's values or none of them.
+        var uncertainBatches: [[(key: [UInt8], value: [UInt8]?)]] = []
+        var failures: [String] = []
+
+        func certainValue(_ key: [UInt8]) -> [UInt8]?? {
+            switch expected[key] {
+            case .value(let v): return .some(v)
+            case .absent, .none: return .some(nil)
+            case .either: return .none
+            }
+        }
+
+        mutating func acknowledge(_ key: [UInt8], _ value: [UInt8]?) {
+            expected[key] = value.map(Expectation.value) ?? .absent
+            // A later acknowledged write settles the key for any uncertain batch too.
+            uncertainBatches = uncertainBatches.map { $0.filter { $0.key != key } }.filter { !$0.isEmpty }
+        }
+
+        mutating func fail(_ key: [UInt8], _ value: [UInt8]?, error: Error) {
+            let before: [UInt8]?
+            switch expected[key] {
+            case .value(let v): before = v
+            case .absent, .none: before = nil
+            case .either(let b, _): before = b   // still uncertain; keep the older certain state
+            }
+            expected[key] = .either(before: before, after: value)
+            record(error)
+        }
+
+        mutating func record(_ error: Error) {
+            if !(error is StoreError) { failures.append("untyped error: \(error)") }
+        }
+    }
+
+    private func key(_ i: Int) -> [UInt8] { b("key-\(i)") }
+    private func value(_ i: Int, _ round: Int) -> [UInt8] { b("value-\(i)-\(round)-") + [UInt8](repeating: UInt8(i & 0xFF), count: 200) }
+
+    /// Puts, a batch, deletes, a segment roll, a compaction, overwrites and a close: each step in
+    /// its own do/catch so the workload goes on after a failure, as an application would.
+    private func runWorkload(at directory: URL, durability: LogStore.Options.Durability, model: inout Model) {
+        var opts = options(segmentSize: 8 << 10, durability: durability)
+        opts.compactionTrigger = 2   // compaction only when asked, so the call sequence is fixed
+        let store: LogStore
+        do {
+            store = try LogStore(directory: directory, options: opts)
+        } catch {
+            model.record(error)
+            return
+        }
+        for i in 0..<40 {
+            do { try store.put(value(i, 0), forKey: key(i)); model.acknowledge(key(i), value(i, 0)) }
+            catch { model.fail(key(i), value(i, 0), error: error) }
+        }
+        var batch = LogStore.WriteBatch()
+        var batchContents: [(key: [UInt8], value: [UInt8]?)] = []
+        for i in 40..<46 {
+            batch.put(value(i, 1), forKey: key(i))
+            batchContents.append((key(i), value(i, 1)))
+        }
+        batch.delete(forKey: key(0))
+        batchContents.append((key(0), nil))
+        do {
+            try store.write(batch)
+            for entry in batchContents { model.acknowledge(entry.key, entry.value) }
+        } catch {
+            for entry in batchContents { model.fail(entry.key, entry.value, error: error) }
+            model.uncertainBatches.append(batchContents)
+        }
+        for i in stride(from: 1, to: 40, by: 3) {
+            do { try store.delete(forKey: key(i)); model.acknowledge(key(i), nil) }
+            catch { model.fail(key(i), nil, error: error) }
+        }
+        do { try store.compact() } catch { model.record(error) }
+        for i in 0..<20 {
+            do { try store.put(value(i, 2), forKey: key(i)); model.acknowledge(key(i), value(i, 2)) }
+            catch { model.fail(key(i), value(i, 2), error: error) }
+        }
+        do { try store.sync() } catch { model.record(error) }
+        do { try store.close() } catch { model.record(error) }
+        // Reopen (index snapshot, recovery of whatever the failure left) and write again.
+        let reopened: LogStore
+        do { reopened = try LogStore(directory: directory, options: opts) } catch {
+            model.record(error)
+            return
+        }
+        for i in 60..<66 {
+            do { try reopened.put(value(i, 3), forKey: key(i)); model.acknowledge(key(i), value(i, 3)) }
+            catch { model.fail(key(i), value(i, 3), error: error) }
+        }
+        do { try reopened.delete(forKey: key(2)); model.acknowledge(key(2), nil) }
+        catch { model.fail(key(2), nil, error: error) }
+        do { try reopened.close() } catch { model.record(error) }
+    }
+
+    private func describe(_ value: [UInt8]?) -> String {
+        guard let value else { return "absent" }
+        return "holds " + String(decoding: value.prefix(14), as: UTF8.self) + "..."
+    }
+
+    /// Reopens the store with no faults and checks it against the model.
+    private func check(_ directory: URL, model: Model, context: String) {
+        for failure in model.failures { XCTFail("\(context): \(failure)") }
+        let store: LogStore
+        do {
+            store = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+        } catch {
+            XCTFail("\(context): the store does not reopen: \(error)")
+            return
+        }
+        defer { try? store.close() }
+        for (key, expectation) in model.expected {
+            let name = String(decoding: key, as: UTF8.self)
+            let found: [UInt8]?
+            do { found = try store.get(forKey: key) } catch {
+                XCTFail("\(context): get \(name) throws after reopen: \(error)")
+                continue
+            }
+            switch expectation {
+            case .value(let v):
+                XCTAssertTrue(found == v, "\(context): acknowledged value of \(name) lost or wrong (\(describe(found)))")
+            case .absent:
+                XCTAssertTrue(found == nil, "\(context): acknowledged delete of \(name) undone (\(describe(found)))")
+            case .either(let before, let after):
+                XCTAssertTrue(found == before || found == after,
+                              "\(context): \(name) holds neither its old nor its new value")
+            }
+        }
+        for batch in model.uncertainBatches {
+            let applied = batch.map { entry in (try? store.get(forKey: entry.key)) == entry.value }
+            XCTAssertTrue(applied.allSatisfy { $0 } || !applied.contains(true) || batch.count == 1,
+                          "\(context): a failed batch is half there: \(applied)")
+        }
+        do {
+            let report = try store.verify()
+            XCTAssertTrue(report.problems.isEmpty, "\(context): verify after reopen: \(report.problems)")
+        } catch {
+            XCTFail("\(context): verify throws: \(error)")
+        }
+    }
+
+    private func campaign(durability: LogStore.Options.Durability, faults: [InjectedFault], label: String) throws {
+        // Dry run: count the workload's I/O calls.
+        let dry = temporary.make("fault-dry")
+        var dryModel = Model()
+        FaultInjection.arm(failAt: nil)
+        runWorkload(at: dry, durability: durability, model: &dryModel)
+        let calls = FaultInjection.disarm()
+        XCTAssertTrue(dryModel.failures.isEmpty, "\(label) dry run: \(dryModel.failures)")
+        XCTAssertGreaterThan(calls, 50, "the workload makes few I/O calls; is injection wired?")
+        check(dry, model: dryModel, context: "\(label) dry run")
+
+        var firedCalls: Set<String> = []
+        for fault in faults {
+            for index in 0..<calls {
+                let directory = temporary.make("fault")
+                var model = Model()
+                FaultInjection.arm(failAt: index, fault: fault)
+                runWorkload(at: directory, durability: durability, model: &model)
+                let fired = FaultInjection.fired
+                FaultInjection.disarm()
+                guard let fired else { continue }   // the run took another path; nothing injected
+                firedCalls.insert(fired.call.rawValue)
+                check(directory, model: model, context: "\(label) \(fault) at call \(index) (\(fired.call.rawValue) \(fired.path))")
+                try? FileManager.default.removeItem(at: directory)
+            }
+        }
+        // Every kind of call the workload makes was failed at least once.
+        let made = Set(FaultInjection.log.map(\.rawValue))
+        XCTAssertTrue(made.isSubset(of: firedCalls), "\(label): calls never failed: \(made.subtracting(firedCalls))")
+    }
+
+    func testEveryIOCallFailingInProcessCrashSafeMode() throws {
+        try campaign(durability: .processCrashSafe, faults: [.error(EIO), .error(ENOSPC), .shortWrite], label: "processCrashSafe")
+    }
+
+    func testEveryIOCallFailingInFsyncMode() throws {
+        try campaign(durability: .fsyncEachWrite, faults: [.error(EIO)], label: "fsyncEachWrite")
+    }
+
+    /// A disk that fills up while a segment is created: the write that needs the new segment
+    /// throws ENOSPC (no SIGBUS: segments are preallocated before they are mapped), and the
+    /// store keeps working once there is room again.
+    func testFullDiskAtSegmentCreationIsAnErrorNotACrash() throws {
+        let directory = temporary.make("enospc")
+        let store = try LogStore(directory: directory, options: options(segmentSize: 4 << 10))
+        defer { try? store.close() }
+        try store.put(value(1, 0), forKey: key(1))
+        FaultInjection.arm(failAt: 0, fault: .error(ENOSPC), only: [.fallocate])
+        var sawENOSPC = false
+        for i in 2..<200 {
+            do { try store.put(value(i, 0), forKey: key(i)) } catch StoreError.io(_, let code) {
+                XCTAssertEqual(code, ENOSPC)
+                sawENOSPC = true
+                break
+            }
+        }
+        FaultInjection.disarm()
+        XCTAssertTrue(sawENOSPC, "no write needed a new segment")
+        try store.put(value(500, 0), forKey: key(500))
+        XCTAssertEqual(try store.get(forKey: key(500)), value(500, 0))
+        XCTAssertEqual(try store.get(forKey: key(1)), value(1, 0))
+    }
+}
