@@ -14,8 +14,8 @@ final class FaultInjectionTests: StoreTestCase {
     private enum Expectation {
         case value([UInt8])
         case absent
-        /// An operation that threw: either the earlier state or the new one.
-        case either(before: [UInt8]?, after: [UInt8]?)
+        /// Operations that threw: any of the states they could have left.
+        case oneOf([[UInt8]?])
     }
 
     private struct Model {
@@ -24,14 +24,6 @@ final class FaultInjectionTests: StoreTestCase {
         var uncertainBatches: [[(key: [UInt8], value: [UInt8]?)]] = []
         var failures: [String] = []
 
-        func certainValue(_ key: [UInt8]) -> [UInt8]?? {
-            switch expected[key] {
-            case .value(let v): return .some(v)
-            case .absent, .none: return .some(nil)
-            case .either: return .none
-            }
-        }
-
         mutating func acknowledge(_ key: [UInt8], _ value: [UInt8]?) {
             expected[key] = value.map(Expectation.value) ?? .absent
             // A later acknowledged write settles the key for any uncertain batch too.
@@ -39,13 +31,13 @@ final class FaultInjectionTests: StoreTestCase {
         }
 
         mutating func fail(_ key: [UInt8], _ value: [UInt8]?, error: Error) {
-            let before: [UInt8]?
+            let possible: [[UInt8]?]
             switch expected[key] {
-            case .value(let v): before = v
-            case .absent, .none: before = nil
-            case .either(let b, _): before = b   // still uncertain; keep the older certain state
+            case .value(let v): possible = [v]
+            case .absent, .none: possible = [nil]
+            case .oneOf(let states): possible = states   // still uncertain: every state stays possible
             }
-            expected[key] = .either(before: before, after: value)
+            expected[key] = .oneOf(possible + [value])
             record(error)
         }
 
@@ -142,9 +134,9 @@ final class FaultInjectionTests: StoreTestCase {
                 XCTAssertTrue(found == v, "\(context): acknowledged value of \(name) lost or wrong (\(describe(found)))")
             case .absent:
                 XCTAssertTrue(found == nil, "\(context): acknowledged delete of \(name) undone (\(describe(found)))")
-            case .either(let before, let after):
-                XCTAssertTrue(found == before || found == after,
-                              "\(context): \(name) holds neither its old nor its new value")
+            case .oneOf(let states):
+                XCTAssertTrue(states.contains { $0 == found },
+                              "\(context): \(name) holds none of the values its writes could leave (\(describe(found)))")
             }
         }
         for batch in model.uncertainBatches {
@@ -221,5 +213,34 @@ final class FaultInjectionTests: StoreTestCase {
         try store.put(value(500, 0), forKey: key(500))
         XCTAssertEqual(try store.get(forKey: key(500)), value(500, 0))
         XCTAssertEqual(try store.get(forKey: key(1)), value(1, 0))
+    }
+}
+
+/// After a failed fsync the store refuses writes (the kernel may have dropped the pages it could
+/// not write) until it is reopened; reads go on, and the reopened store holds what was
+/// acknowledged.
+final class StickySyncFailureTests: StoreTestCase {
+    func testWritesAreRefusedAfterAFailedFsyncUntilReopen() throws {
+        let directory = temporary.make("sticky")
+        let store = try LogStore(directory: directory, options: options(durability: .fsyncEachWrite))
+        try store.put(b("one"), forKey: b("a"))
+        FaultInjection.arm(failAt: 0, fault: .error(EIO), only: [.fdatasync])
+        XCTAssertThrowsError(try store.put(b("two"), forKey: b("b")))
+        FaultInjection.disarm()
+        // The disk works again, but this handle stays refused: it cannot know what was lost.
+        XCTAssertThrowsError(try store.put(b("three"), forKey: b("c"))) { error in
+            guard case StoreError.io(let operation, let code) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(code, EIO)
+            XCTAssertTrue(operation.contains("reopened"), operation)
+        }
+        XCTAssertThrowsError(try store.sync())
+        XCTAssertEqual(try store.get(forKey: b("a")), b("one"))
+        try? store.close()
+        let reopened = try LogStore(directory: directory, options: options(durability: .fsyncEachWrite))
+        defer { try? reopened.close() }
+        XCTAssertEqual(try reopened.get(forKey: b("a")), b("one"))
+        XCTAssertNil(try reopened.get(forKey: b("c")))
+        try reopened.put(b("four"), forKey: b("d"))
+        XCTAssertEqual(try reopened.get(forKey: b("d")), b("four"))
     }
 }

@@ -5,10 +5,12 @@ extension StoreEngine {
 
     /// Fsyncs every segment not yet on stable storage. Caller holds `writeMutex`.
     func syncAllLocked() throws {
-        for segment in unsyncedSegments { try segment.file.syncData() }
-        unsyncedSegments.removeAll()
-        try active?.file.syncData()
-        try Directory.sync(directory)
+        try syncFailure.sync {
+            for segment in unsyncedSegments { try segment.file.syncData() }
+            unsyncedSegments.removeAll()
+            try active?.file.syncData()
+            try Directory.sync(directory)
+        }
     }
 
     /// Writes the index snapshot of the current keydir. Every segment must already be on

@@ -80,6 +80,7 @@ extension StoreEngine {
     /// are written. Records are read in place (never copied). Caller holds `writeMutex`.
     func appendLocked(_ records: UnsafeBufferPointer<PendingRecord>) throws -> UInt64 {
         guard !isClosed else { throw StoreError.closed }
+        try syncFailure.check()
         // A reused buffer: no allocation per put.
         scratchFields.removeAll(keepingCapacity: true)
         var total = 0
@@ -217,13 +218,13 @@ extension StoreEngine {
         guard capacity <= Int(UInt32.max) else { throw StoreError.valueTooLarge(minimumCapacity) }
         if let old = active {
             try old.trimToLength()
-            if isDurableMode { try old.file.syncData() } else { unsyncedSegments.append(old) }
+            if isDurableMode { try syncFailure.sync { try old.file.syncData() } } else { unsyncedSegments.append(old) }
         }
         let id = nextSegmentID
         let segment = try Segment.create(path: segmentPath(id), id: id, flags: 0, capacity: capacity,
                                          initialAllocation: Self.initialSegmentAllocation)
         nextSegmentID += 1
-        if isDurableMode { try Directory.sync(directory) }
+        if isDurableMode { try syncFailure.sync { try Directory.sync(directory) } }
         rw.withWriteLock { segments.add(segment) }
         if let old = active {
             // Sealed pages stay in the page cache; they just stop counting toward our RSS.
@@ -244,7 +245,7 @@ extension StoreEngine {
     /// Fsyncs the active segment (sealed ones were synced when sealed, in durable modes).
     func syncActiveSegment() throws {
         let segment = writeMutex.withLock { active }
-        try segment?.file.syncData()
+        try syncFailure.sync { try segment?.file.syncData() }
     }
 
     func sync() throws {
@@ -253,9 +254,11 @@ extension StoreEngine {
             defer { unsyncedSegments = [] }
             return unsyncedSegments
         }
-        for segment in pending { try segment.file.syncData() }
+        try syncFailure.sync {
+            for segment in pending { try segment.file.syncData() }
+        }
         try syncActiveSegment()
-        if !pending.isEmpty { try Directory.sync(directory) }
+        if !pending.isEmpty { try syncFailure.sync { try Directory.sync(directory) } }
     }
 
     /// Starts the group-commit timer for `.groupCommit` stores.

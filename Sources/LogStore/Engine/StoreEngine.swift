@@ -45,6 +45,8 @@ final class StoreEngine: @unchecked Sendable {
     @exclusivity(unchecked) var generation: UInt64 = 0
     /// Sealed segments not yet fsynced (process-crash-safe mode); synced before a snapshot.
     var unsyncedSegments: [Segment] = []
+    /// The first failed fsync, after which writes are refused until the store is reopened.
+    let syncFailure = StickySyncFailure()
     var compactionCount = 0
     /// Per-append scratch space for record fields, kept to avoid an allocation per put.
     @exclusivity(unchecked) var scratchFields: [RecordCodec.Fields] = []
