@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite (debug build): every test once, then the store tests
-# (LogStoreTests) again with encrypted, compressed, and encrypted + compressed stores
-# (LOGSTORE_TEST_MODE, see Tests/LogStoreTests/TestSupport.swift), then the FORMAT.md audit.
+# (LogStoreTests) again with encrypted + compressed stores (LOGSTORE_TEST_MODE, see
+# Tests/LogStoreTests/TestSupport.swift), the concurrency tests under ThreadSanitizer, the
+# FORMAT.md audit, a short run of every fuzzer, and the benchmark harness in its quick size.
 # Every stage runs even when an earlier one fails; the exit status is non-zero if any failed.
 # Long soak runs are opt-in:
+#   LOGSTORE_ALL_MODES=1 scripts/test.sh         # store tests in the encrypted and compressed modes alone too
 #   LOGSTORE_CRASH_CYCLES=1000 scripts/test.sh    # the kill -9 crash campaign, 1000 cycles
+#   FUZZ_RUNS=10000000 scripts/test.sh            # every fuzzer for 10 million executions
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build --build-tests
 failed=()
 LOGSTORE_TEST_MODE=plain swift test --skip-build || failed+=("plain")
-for mode in encrypted compressed encrypted+compressed; do
+# encrypted+compressed covers both value paths at once; LOGSTORE_ALL_MODES=1 also runs each alone.
+modes="encrypted+compressed"
+[ "${LOGSTORE_ALL_MODES:-0}" = "1" ] && modes="encrypted compressed encrypted+compressed"
+for mode in $modes; do
     echo "=== LogStoreTests with LOGSTORE_TEST_MODE=$mode"
     LOGSTORE_TEST_MODE=$mode swift test --skip-build --filter LogStoreTests || failed+=("$mode")
 done
+# ThreadSanitizer over the concurrency tests (readers/writers/compaction, durable writers, close
+# while busy, preferences hammering and user switching, and the tests named Concurrency* of
+# every module). Its own build directory; TSan exits non-zero when it reports a race.
+# TSAN_FILTER overrides the selection (TSAN_FILTER=. runs the whole suite under TSan).
+tsan_filter=${TSAN_FILTER:-"Concurrency|UserSwitching|StickySync"}
+if swift build --build-tests --sanitize=thread --scratch-path .build-tsan; then
+    echo "=== ThreadSanitizer: $tsan_filter"
+    TSAN_OPTIONS="halt_on_error=1" swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$tsan_filter" || failed+=("tsan")
+else
+    failed+=("tsan-build")
+fi
 # FORMAT.md audit: an independent reader written from FORMAT.md alone must agree with the engine.
 bash tools/check_format.sh "$(swift build --show-bin-path)/ustore" || failed+=("check_format")
+# Every libFuzzer target briefly (FUZZ_RUNS=10000000 scripts/fuzz.sh is the long campaign).
+FUZZ_RUNS=${FUZZ_RUNS:-30000} bash scripts/fuzz.sh || failed+=("fuzz")
 (cd Benchmarks && swift run -c release logstore-bench --quick) || failed+=("benchmarks")
 if [ ${#failed[@]} -gt 0 ]; then
     echo "test.sh: failed: ${failed[*]}" >&2
