@@ -251,6 +251,12 @@ public final class LogStore: Sendable {
     /// go on meanwhile (writes already use the new key). Crash-safe at every point: a store
     /// reopened with either the old or the new key reads every record and finishes the rekey.
     /// After it, the old key id is retired: opening with it throws `wrongKey`.
+    /// When it throws, the old key opens the store (and finishes the rekey when it had begun),
+    /// except when the failure was a failed fsync of the very last step, whose write may have
+    /// landed: then the old key gets `wrongKey` and the new key opens it. Once it returns, only
+    /// the new key does. A failure of the final compaction does not
+    /// make it throw (the rekey is already committed); the old ciphertexts then stay until the
+    /// next compaction.
     /// - Parameter progress: called with the share done, 0...1, ending with 1.
     /// - Throws: `wrongKey` when `newKey` is not 32 bytes or its id is known with other bytes;
     ///   `readOnly`; `closed`; `io`.

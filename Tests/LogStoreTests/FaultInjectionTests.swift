@@ -244,3 +244,74 @@ final class StickySyncFailureTests: StoreTestCase {
         XCTAssertEqual(try reopened.get(forKey: b("d")), b("four"))
     }
 }
+
+/// Every I/O call of a rekey (and the compaction after it) failed in turn: afterwards the store
+/// opens with the old key when the rekey threw (finishing it from its rekey record when one was
+/// written) and with the new key when it returned, and every value reads back.
+final class RekeyFaultInjectionTests: StoreTestCase {
+    private let oldKey = LogStore.Options.Encryption(key: [UInt8](repeating: 0x5A, count: 32), keyID: 1)
+    private let newKey = LogStore.Options.Encryption(key: [UInt8](repeating: 0xC3, count: 32), keyID: 2)
+
+    private func options(_ key: LogStore.Options.Encryption) -> LogStore.Options {
+        var options = self.options(segmentSize: 8 << 10)
+        options.encryption = key
+        options.compactionTrigger = 2
+        return options
+    }
+
+    private func value(_ i: Int) -> [UInt8] { b("rekey value \(i) " + String(repeating: "r", count: 50 + i % 90)) }
+
+    func testEveryIOCallOfARekeyFailing() throws {
+        let template = temporary.make("rekey-template")
+        do {
+            let store = try LogStore(directory: template, options: options(oldKey))
+            for i in 0..<80 { try store.put(value(i), forKey: b("k\(i)")) }
+            try store.close()
+        }
+        /// Whether the rekey returned (the compaction after it may still fail).
+        func rekeyRun(_ directory: URL) -> Bool {
+            var rekeyed = false
+            do {
+                let store = try LogStore(directory: directory, options: options(oldKey))
+                defer { try? store.close() }
+                try store.rekey(to: newKey)
+                rekeyed = true
+                try store.compact()
+            } catch {
+                XCTAssertTrue(error is StoreError, "untyped error \(error)")
+            }
+            return rekeyed
+        }
+        let dry = try copyStore(template, label: "rekey-dry")
+        FaultInjection.arm(failAt: nil)
+        XCTAssertTrue(rekeyRun(dry))
+        let calls = FaultInjection.disarm()
+        XCTAssertGreaterThan(calls, 10)
+        var fired = 0
+        for index in 0..<calls {
+            let directory = try copyStore(template, label: "rekey-fault")
+            FaultInjection.arm(failAt: index, fault: .error(EIO))
+            let succeeded = rekeyRun(directory)
+            let what = FaultInjection.fired
+            FaultInjection.disarm()
+            guard let what else { continue }
+            fired += 1
+            let context = "EIO at call \(index) (\(what.call.rawValue) \(what.path)), rekey \(succeeded ? "returned" : "threw")"
+            // A rekey that returned is done: the new key opens the store. One that threw may or
+            // may not have written its rekey record: the old key opens it either way.
+            let key = succeeded ? newKey : oldKey
+            do {
+                let store = try LogStore(directory: directory, options: options(key))
+                defer { try? store.close() }
+                for i in 0..<80 {
+                    XCTAssertEqual(try store.get(forKey: b("k\(i)")), value(i), "\(context): k\(i)")
+                }
+                XCTAssertEqual(try store.verify().problems, [], context)
+            } catch {
+                XCTFail("\(context): reopen with key \(key.keyID) failed: \(error)")
+            }
+            try? FileManager.default.removeItem(at: directory)
+        }
+        XCTAssertGreaterThan(fired, 10)
+    }
+}

@@ -8,6 +8,10 @@ extension StoreEngine {
     /// every record (and finishes the rekey). Records are rewritten in atomic batches, each only
     /// if no newer write of its key happened meanwhile. At the end the rekey record is deleted,
     /// the old key id is marked retired, and a compaction removes the old ciphertexts.
+    ///
+    /// Throws only while the old key still opens the store (the rekey record lets it finish the
+    /// rekey on reopen); once the old key is retired it returns, even if the final compaction
+    /// fails (that failure is kept with the background errors).
     func rekey(to newKey: LogStore.Options.Encryption, progress: (@Sendable (Double) -> Void)?) throws {
         guard !options.readOnly else { throw StoreError.readOnly }
         guard newKey.key.count == AESGCM.keySize else { throw StoreError.wrongKey(keyID: newKey.keyID) }
@@ -61,8 +65,15 @@ extension StoreEngine {
             closing.append(metadata(RekeyState.retiredRecordKey(oldKeyID), id))
         }
         try write(batch: closing)
-        // Old ciphertexts are dead now; compaction takes them (and the wrapped keys) off the disk.
-        try compact(sealActive: true)
+        // The rekey is committed: from here on only the new key opens the store, so a failure
+        // below must not make the caller believe the old key still works. Old ciphertexts (and
+        // the wrapped keys) are dead; compaction takes them off the disk, and if it fails now the
+        // next compaction does (the failure is kept with the background errors).
+        do {
+            try compact(sealActive: true)
+        } catch {
+            writeMutex.withLock { backgroundErrors.append("compaction after rekey: \(error)") }
+        }
         progress?(1)
     }
 
