@@ -164,6 +164,8 @@ final class FaultInjectionTests: StoreTestCase {
         check(dry, model: dryModel, context: "\(label) dry run")
 
         var firedCalls: Set<String> = []
+        var injected = 0
+        defer { print("fault injection, \(label): \(calls) I/O calls in the workload, \(injected) runs with a fault injected, calls failed: \(firedCalls.sorted().joined(separator: " "))") }
         for fault in faults {
             for index in 0..<calls {
                 let directory = temporary.make("fault")
@@ -174,6 +176,7 @@ final class FaultInjectionTests: StoreTestCase {
                 FaultInjection.disarm()
                 guard let fired else { continue }   // the run took another path; nothing injected
                 firedCalls.insert(fired.call.rawValue)
+                injected += 1
                 check(directory, model: model, context: "\(label) \(fault) at call \(index) (\(fired.call.rawValue) \(fired.path))")
                 try? FileManager.default.removeItem(at: directory)
             }
@@ -313,5 +316,74 @@ final class RekeyFaultInjectionTests: StoreTestCase {
             try? FileManager.default.removeItem(at: directory)
         }
         XCTAssertGreaterThan(fired, 10)
+    }
+}
+
+/// Opening a store whose compaction was interrupted after its commit file was written (the
+/// open reads the commit with pread, renames the outputs into place, deletes the inputs), with
+/// each I/O call of that open failing in turn: the open throws a typed error or succeeds, and a
+/// clean open afterwards finds every value.
+final class InterruptedCompactionFaultTests: StoreTestCase {
+    private func value(_ i: Int, _ round: Int) -> [UInt8] { b("v\(i).\(round)-" + String(repeating: "c", count: 120)) }
+
+    func testEveryIOCallOfFinishingACompactionFailing() throws {
+        let template = temporary.make("compaction-template")
+        var expected: [[UInt8]: [UInt8]] = [:]
+        do {
+            let store = try LogStore(directory: template, options: options(segmentSize: 4 << 10))
+            for round in 0..<3 {
+                for i in 0..<60 {
+                    try store.put(value(i, round), forKey: b("k\(i)"))
+                    expected[b("k\(i)")] = value(i, round)
+                }
+            }
+            // Stop the compaction at its second rename: the first puts the commit file in place
+            // (written and synced), the second would move the first output into place. The store then refuses nothing (compaction failures do not
+            // poison it), and the handle is dropped without a snapshot, as a crash would.
+            FaultInjection.arm(failAt: 1, fault: .error(EIO), only: [.rename])
+            XCTAssertThrowsError(try store.compact())
+            FaultInjection.disarm()
+            try? store.close()
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: template.appendingPathComponent(StoreFileName.compactionCommit).path),
+                      "the interrupted compaction left no commit file")
+        func open(_ directory: URL) -> Bool {
+            do {
+                let store = try LogStore(directory: directory, options: options(segmentSize: 4 << 10))
+                try store.close()
+                return true
+            } catch {
+                XCTAssertTrue(error is StoreError, "untyped error \(error)")
+                return false
+            }
+        }
+        let dry = try copyStore(template, label: "compaction-dry")
+        FaultInjection.arm(failAt: nil)
+        XCTAssertTrue(open(dry))
+        let calls = FaultInjection.disarm()
+        var failed = Set<String>()
+        for index in 0..<calls {
+            let directory = try copyStore(template, label: "compaction-fault")
+            FaultInjection.arm(failAt: index, fault: .error(EIO))
+            _ = open(directory)
+            let fired = FaultInjection.fired
+            FaultInjection.disarm()
+            guard let fired else { continue }
+            failed.insert(fired.call.rawValue)
+            let context = "EIO at call \(index) (\(fired.call.rawValue) \(fired.path))"
+            do {
+                let store = try LogStore(directory: directory, options: options(segmentSize: 4 << 10))
+                defer { try? store.close() }
+                for (key, v) in expected {
+                    XCTAssertEqual(try store.get(forKey: key), v, "\(context): \(String(decoding: key, as: UTF8.self))")
+                }
+                XCTAssertEqual(try store.verify().problems, [], context)
+            } catch {
+                XCTFail("\(context): clean reopen failed: \(error)")
+            }
+            try? FileManager.default.removeItem(at: directory)
+        }
+        XCTAssertTrue(failed.contains(IOCall.pread.rawValue), "the commit file was never read: \(failed)")
+        print("fault injection, finishing an interrupted compaction: \(calls) I/O calls, calls failed: \(failed.sorted().joined(separator: " "))")
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 
 /// Every kind of system call the engine makes, as the fault injector names them.
 package enum IOCall: String, Sendable, CaseIterable {
-    case open, fstat, pwrite, pread, fdatasync, ftruncate, fallocate, flock, mmap, msync
+    case open, fstat, pwrite, pread, fdatasync, ftruncate, fallocate, flock, mmap
     case mkdir, opendir, rename, unlink, fsyncDirectory
 }
 

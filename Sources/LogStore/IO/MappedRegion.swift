@@ -11,7 +11,6 @@ import Darwin
 final class MappedRegion: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let length: Int
-    let path: String
 
     init(descriptor: Int32, length: Int, writable: Bool, path: String) throws {
         guard length > 0 else { throw StoreError.corrupt("\(path): cannot map an empty file") }
@@ -22,7 +21,6 @@ final class MappedRegion: @unchecked Sendable {
         }
         self.base = pointer
         self.length = length
-        self.path = path
     }
 
     deinit { munmap(base, length) }
@@ -46,15 +44,5 @@ final class MappedRegion: @unchecked Sendable {
         let populateWrite: Int32 = 23   // MADV_POPULATE_WRITE; Glibc headers may predate it
         if end > start { _ = madvise(base + start, end - start, populateWrite) }
         #endif
-    }
-
-    /// Flushes `[offset, offset + count)` of a writable mapping to the file, synchronously.
-    func sync(offset: Int, count: Int) throws {
-        try FaultInjection.failIfInjected(.msync, path, operation: "msync \(path)")
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = offset / page * page
-        guard msync(base + start, offset + count - start, MS_SYNC) == 0 else {
-            throw StoreError.io(operation: "msync \(path)", errno: errno)
-        }
     }
 }
