@@ -70,8 +70,8 @@ struct ArgumentScope {
         if let string = value as? String {
             return component == "count" || component == "length" ? .some(string.count) : nil
         }
-        if value is Data || value is [UInt8] {
-            let count = (value as? Data)?.count ?? (value as? [UInt8])?.count ?? 0
+        if value is Data || ValueConversion.bytes(value) != nil {
+            let count = (value as? Data)?.count ?? ValueConversion.bytes(value)?.count ?? 0
             return component == "count" || component == "length" ? .some(count) : nil
         }
         let mirror = Mirror(reflecting: value)

@@ -112,7 +112,8 @@ struct SQLRenderer {
                 if content.isEmpty {
                     out.text += " " + (spec.onVoid ?? "") + " "
                 } else {
-                    out.text += " " + spec.prefix + " " + content + " " + spec.suffix + " "
+                    out.text += (spec.prefix.isEmpty ? "" : " " + spec.prefix + " ") + content
+                    out.text += spec.suffix.isEmpty ? "" : " " + spec.suffix + " "
                     out.bindings += inner.bindings
                 }
             }
@@ -144,7 +145,7 @@ struct SQLRenderer {
         if let dictionary = value as? [String: Any] {
             return dictionary.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
-        if value is String || value is Data || value is [UInt8] { return [(0, value)] }
+        if value is String || value is Data || ValueConversion.bytes(value) != nil { return [(0, value)] }
         let mirror = Mirror(reflecting: value)
         if mirror.displayStyle == .collection || mirror.displayStyle == .set {
             return mirror.children.enumerated().map { ($0.offset, $0.element.value) }

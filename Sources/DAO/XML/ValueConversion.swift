@@ -5,6 +5,12 @@ import Foundation
 /// `.real` seconds since 1970 (as the source binds NSDate), nil/NSNull as `.null`, NSNumber by
 /// its kind, DAOValue as is; arrays, dictionaries and other Encodable values as their JSON text.
 enum ValueConversion {
+    /// `value` when it is exactly `[UInt8]` (an empty array of another type also passes an
+    /// `as? [UInt8]` cast, so the type is compared instead).
+    static func bytes(_ value: Any) -> [UInt8]? {
+        type(of: value) == [UInt8].self ? value as? [UInt8] : nil
+    }
+
     static func daoValue(_ value: Any?) -> DAOValue {
         guard let value = ArgumentScope.unwrap(value) else { return .null }
         switch value {
@@ -26,7 +32,7 @@ enum ValueConversion {
         case let v as Substring: return .text(String(v))
         case let v as Character: return .text(String(v))
         case let v as Data: return .blob([UInt8](v))
-        case let v as [UInt8]: return .blob(v)
+        case _ where bytes(value) != nil: return .blob(bytes(value) ?? [])
         case let v as Date: return .real(v.timeIntervalSince1970)
         case let v as URL: return .text(v.absoluteString)
         case let v as UUID: return .text(v.uuidString)

@@ -154,7 +154,7 @@ struct XMLReader {
                 advance()
                 return value
             }
-            if c == "<" { throw error("'<' in the value of attribute \(attribute)") }
+            // A raw '<' is not XML, but configs write `true="a < 5"`; it is taken as is.
             if c == "&" {
                 value.unicodeScalars.append(try entity())
             } else {
@@ -168,6 +168,9 @@ struct XMLReader {
     private mutating func entity() throws -> Unicode.Scalar {
         let start = position
         advance()  // "&"
+        // A bare '&' (as in `a && b`) is taken literally: configs write it, libxml2 would not.
+        if let next = peek(), next != "#", !next.properties.isAlphabetic { return "&" }
+        if atEnd { return "&" }
         var body = ""
         while let c = peek(), c != ";" {
             guard body.unicodeScalars.count < 12, c != "<", c != "&", !isWhitespace(c) else {
