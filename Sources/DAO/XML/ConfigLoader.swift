@@ -137,7 +137,9 @@ enum ConfigLoader {
         }
         let resumable = flag(element.attribute("resumable"))
         return MethodSpec(kind: kind, id: id, arguments: arguments, result: result, foreach: foreach,
-                          resumable: resumable, statements: try statements(element.children, resumable: resumable),
+                          resumable: resumable,
+                          // With foreach, `resumable` is per element; without, it makes every step resumable.
+                          statements: try statements(element.children, resumable: resumable && foreach == nil),
                           position: element.position)
     }
 

@@ -3,8 +3,8 @@ import LogStore
 
 extension DAOProxy {
     /// The engine of the store to use now.
-    func database() throws -> SQLDatabase {
-        try SQLDatabase.attached(to: storeProvider())
+    func database() throws -> any SQLStatementRunner {
+        try runnerProvider()
     }
 
     /// Runs one method: checks `$` arguments, sets the table up, renders and runs the body
@@ -76,7 +76,7 @@ extension DAOProxy {
     }
 
     /// Runs a rendered body and says which of try/except ran.
-    func execute(_ program: [RenderedStatement], on db: SQLDatabase, run: inout Run) throws -> DAOFlag {
+    func execute(_ program: [RenderedStatement], on db: any SQLStatementRunner, run: inout Run) throws -> DAOFlag {
         var flag = DAOFlag.none
         func runAll(_ statements: [RenderedSQL]) throws {
             for statement in statements {
@@ -112,7 +112,7 @@ extension DAOProxy {
 
     /// Runs `body` in a transaction of its own, or inside the caller's when one is open (whose
     /// owner then decides about a failure).
-    func inTransaction(_ db: SQLDatabase, _ body: () throws -> Void) throws {
+    func inTransaction(_ db: any SQLStatementRunner, _ body: () throws -> Void) throws {
         if db.inTransaction {
             try body()
             return

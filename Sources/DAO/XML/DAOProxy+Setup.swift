@@ -14,9 +14,8 @@ extension DAOProxy {
     /// upgrades it when the config's version is newer, runs the initializer, records the version.
     /// - Throws: the engine's errors; an upgrade block's error after rolling it back and
     ///   telling the handler `upgradeFailed`.
-    func ensureSetUp(_ db: SQLDatabase, table: String) throws {
-        let store = db.store
-        let id = ObjectIdentifier(store)
+    func ensureSetUp(_ db: any SQLStatementRunner, table: String) throws {
+        let id = ObjectIdentifier(db)
         if state.withLock({ $0.initialized[id]?.tables.contains(table) ?? false }) { return }
         setupLock.lock()
         defer { setupLock.unlock() }
@@ -75,7 +74,7 @@ extension DAOProxy {
                                arguments: [.text(table), .text(version)])
         }
         state.withLock { state in
-            var entry = state.initialized[id] ?? (store: store, tables: [])
+            var entry = state.initialized[id] ?? (runner: db, tables: [])
             entry.tables.insert(table)
             state.initialized[id] = entry
         }
@@ -96,7 +95,7 @@ extension DAOProxy {
         try tableExists(name, db: database())
     }
 
-    func tableExists(_ name: String, db: SQLDatabase) throws -> Bool {
+    func tableExists(_ name: String, db: any SQLStatementRunner) throws -> Bool {
         if let tables = try? tableDefinitions(db) { return tables.contains { $0.name.lowercased() == name.lowercased() } }
         do {
             _ = try db.execute("SELECT * FROM \(name) LIMIT 0")
@@ -139,7 +138,7 @@ extension DAOProxy {
         }
     }
 
-    private func drop(_ table: String, db: SQLDatabase) throws {
+    private func drop(_ table: String, db: any SQLStatementRunner) throws {
         let existed = try tableExists(table, db: db)
         _ = try db.execute("DROP TABLE IF EXISTS \(table)")
         if try tableExists(Self.versionsTable, db: db) {
@@ -151,7 +150,7 @@ extension DAOProxy {
 
     /// The store's tables and their CREATE statements, from `sqlite_master`.
     /// - Throws: `DAOError.unsupported` when the engine does not offer `sqlite_master`.
-    func tableDefinitions(_ db: SQLDatabase) throws -> [(name: String, sql: String)] {
+    func tableDefinitions(_ db: any SQLStatementRunner) throws -> [(name: String, sql: String)] {
         let result = try db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
         return result.rows.compactMap { row in
             guard case .text(let name)? = row.first else { return nil }

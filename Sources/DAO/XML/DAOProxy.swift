@@ -22,20 +22,20 @@ import LogStore
         var globalArguments: [String: Any?] = [:]
         var lastInsertRowId: Int64 = 0
         var lastChangedRowCount: Int = 0
-        /// Tables set up, per store (the store is kept so its identifier is not reused).
-        var initialized: [ObjectIdentifier: (store: LogStore, tables: Set<String>)] = [:]
+        /// Tables set up, per store's engine (kept so its identifier is not reused).
+        var initialized: [ObjectIdentifier: (runner: AnyObject, tables: Set<String>)] = [:]
     }
 
     let config: DAOConfig
-    /// The store to use now: fixed, or the current user's.
-    let storeProvider: @Sendable () throws -> LogStore
+    /// The engine of the store to use now: fixed, or the current user's.
+    let runnerProvider: @Sendable () throws -> any SQLStatementRunner
     let state: LockedValue<State>
     /// Held while a table is set up, so two threads do not both run the initializer.
     let setupLock = NSRecursiveLock()
 
-    init(config: DAOConfig, tableName: String? = nil, store: @escaping @Sendable () throws -> LogStore) {
+    init(config: DAOConfig, tableName: String? = nil, runner: @escaping @Sendable () throws -> any SQLStatementRunner) {
         self.config = config
-        self.storeProvider = store
+        self.runnerProvider = runner
         self.state = LockedValue(State(tableName: tableName ?? config.tableName))
     }
 
@@ -51,13 +51,13 @@ import LogStore
     /// `StoreError.noCurrentUser` when there is none).
     /// - Throws: as `init(contentsOf:store:)`.
     public convenience init(contentsOf url: URL, storeProvider: @escaping @Sendable () throws -> LogStore) throws {
-        self.init(config: try ConfigLoader.load(contentsOf: url), store: storeProvider)
+        self.init(config: try ConfigLoader.load(contentsOf: url), runner: { try SQLDatabase.attached(to: storeProvider()) })
     }
 
     /// Loads config text (the content of a config file) for the tables of `store`.
     /// - Throws: `DAOError.config` with line and column.
     public convenience init(configText: String, store: LogStore) throws {
-        self.init(config: try ConfigLoader.load(configText), store: { store })
+        self.init(config: try ConfigLoader.load(configText), runner: { try SQLDatabase.attached(to: store) })
     }
 
     // MARK: Properties
@@ -76,7 +76,7 @@ import LogStore
 
     /// A proxy of the same config, store, crypts and handler on table `name`.
     public func forTable(_ name: String) -> DAOProxy {
-        let copy = DAOProxy(config: config, tableName: name, store: storeProvider)
+        let copy = DAOProxy(config: config, tableName: name, runner: runnerProvider)
         let mine = state.withLock { $0 }
         copy.state.withLock {
             $0.encryptCrypt = mine.encryptCrypt
