@@ -148,14 +148,7 @@ extension DAOProxy {
         if existed { _ = eventHandler?(.tableDeleted(table)) }
     }
 
-    /// The store's tables and their CREATE statements, from `sqlite_master`.
-    /// - Throws: `DAOError.unsupported` when the engine does not offer `sqlite_master`.
     func tableDefinitions(_ db: any SQLStatementRunner) throws -> [(name: String, sql: String)] {
-        let result = try db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
-        return result.rows.compactMap { row in
-            guard case .text(let name)? = row.first else { return nil }
-            if case .text(let sql)? = row.dropFirst().first { return (name, sql) }
-            return (name, "")
-        }
+        try db.tableDefinitions()
     }
 }

@@ -1,16 +1,36 @@
-/// What a DAO proxy needs of an SQL engine: run one statement, and say whether a transaction is
-/// open. `SQLDatabase` is the product's; tests also run proxies on SQLite through it.
+/// What a DAO proxy needs of an SQL engine: run one statement, say whether a transaction is
+/// open, and list the tables. `SQLDatabase` is the product's; tests also run proxies on SQLite
+/// through it.
 protocol SQLStatementRunner: AnyObject {
     /// Runs one statement with `?` parameters bound in order.
     func execute(_ sql: String, arguments: [DAOValue]) throws -> SQLResult
     /// Whether BEGIN was run without COMMIT or ROLLBACK yet.
     var inTransaction: Bool { get }
+    /// The tables and their CREATE TABLE text.
+    func tableDefinitions() throws -> [(name: String, sql: String)]
 }
-
-extension SQLDatabase: SQLStatementRunner {}
 
 extension SQLStatementRunner {
     func execute(_ sql: String) throws -> SQLResult {
         try execute(sql, arguments: [])
+    }
+
+    /// From `sqlite_master`, for engines that offer it.
+    func tableDefinitions() throws -> [(name: String, sql: String)] {
+        let result = try execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+        return result.rows.compactMap { row in
+            guard case .text(let name)? = row.first else { return nil }
+            if case .text(let sql)? = row.dropFirst().first { return (name, sql) }
+            return (name, "")
+        }
+    }
+}
+
+extension SQLDatabase: SQLStatementRunner {
+    /// The tables with the canonical CREATE TABLE text of the catalog.
+    func tableDefinitions() throws -> [(name: String, sql: String)] {
+        condition.lock()
+        defer { condition.unlock() }
+        return tables.values.map { ($0.name, $0.definition.createSQL) }.sorted { $0.0 < $1.0 }
     }
 }
