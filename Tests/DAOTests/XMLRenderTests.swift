@@ -161,4 +161,14 @@ final class XMLRenderTests: XCTestCase {
         XCTAssertEqual(SQLLiteral.literal(.blob([0xAB, 1])), "X'AB01'")
         XCTAssertEqual(SQLLiteral.literal(.real(3)), "3.0")
     }
+
+    func testExponentialFragmentsAreRefusedNotRendered() throws {
+        var fragments = "<sql id=\"f0\">xxxxxxxxxxxxxxxx</sql>"
+        for i in 1...40 { fragments += "<sql id=\"f\(i)\">${f\(i - 1)}${f\(i - 1)}</sql>" }
+        let config = try ConfigLoader.load(XMLCorpus.method("select ${f40}", extra: fragments))
+        XCTAssertThrowsError(try XMLCorpus.render(config, "m", [:])) { error in
+            guard case DAOError.config(let message, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("exceeds"), message)
+        }
+    }
 }

@@ -20,6 +20,8 @@ enum RenderedStatement: Sendable, Equatable {
 /// `@{}` literal text, `${}` the fragment or table name, dynamic elements their chosen text.
 /// Needs no engine. O(size of the output).
 struct SQLRenderer {
+    /// The largest SQL text one call may render (4 MiB).
+    static let maxOutputBytes = 4 << 20
     let config: DAOConfig
     let tableName: String
     /// Applied to the value of a `#{obj.prop}` / `@{obj.prop}` whose owner's type and property a
@@ -50,6 +52,10 @@ struct SQLRenderer {
 
     private func append(_ nodes: [TemplateNode], scope: ArgumentScope, to out: inout RenderedSQL, depth: Int) throws {
         guard depth < 64 else { throw DAOError.config(message: "fragments or macros nested deeper than 64", line: 0, column: 0) }
+        // Fragments that include others several times can grow exponentially: cap the output.
+        guard out.text.utf8.count <= Self.maxOutputBytes else {
+            throw DAOError.config(message: "the SQL of this call exceeds \(Self.maxOutputBytes) bytes", line: 0, column: 0)
+        }
         for node in nodes {
             switch node {
             case .text(let text):
