@@ -4,6 +4,36 @@ import Foundation
 /// missing attribute, bad expression or reference, duplicate id, a `${name}` that names
 /// nothing, fragments that include each other in a cycle) is a `DAOError.config` with the
 /// line and column in the file, thrown here rather than at the first call.
+///
+/// The format (API.md "DAO" 1), with the choices made where the contract is silent:
+/// - `<module name initializer tableName version resetOnUpgrade upgradeMinVersion>` is the root.
+/// - `<const name="n" value="v"/>`, `<const name="n">v</const>` and `<const n="v" m="w"/>` define
+///   text spliced by `${n}`; `<sql id="n">` defines a fragment that may hold dynamic elements and
+///   other `${...}`. Values may hold references and `%{...}` macros, read at each call.
+/// - `<select|insert|update|delete id arguments result foreach resumable>`: `arguments` is a
+///   comma list (`$a` refuses nil); `foreach="coll.item"` runs the body once per element of
+///   `coll` with the element as `item`, all in one transaction; `resumable="true"` skips failing
+///   elements (listed in `foreachFailedObjects`), or, without foreach, makes every step resumable.
+///   Overloads share an id and differ in argument count.
+/// - Bodies: text, `<step [resumable]>` (one statement list each; the method's steps form one
+///   transaction), `<try>` followed by an optional `<except>` (run when the try fails; the
+///   element's `DAOFlag` says which ran). Text may hold several statements separated by `;`.
+/// - `<if true="e">` / `<if false="e">` (also `test="e"`); `<choose>` of `<when true|false|test>`
+///   and `<otherwise>`; `<foreach item collection [index] open separator close reverse>` (nothing
+///   at all, not even open/close, for an empty collection); `<where onVoid>` ("WHERE" + body
+///   without a leading AND/OR; when the body is empty, the onVoid text as is); `<set>` ("SET" +
+///   body without a leading or trailing comma); `<trim prefix suffix prefixOverrides
+///   suffixOverrides onVoid>` (overrides are `|`-separated, matched case-insensitively as whole
+///   words); `<format prefix pairs join>` (per name of `pairs`, the text with `%@` as the name,
+///   default `%@ = #{prefix.%@}`, joined with `join`, default ", ").
+/// - `%{'fmt', a, b}`: `%@ %s %d %i %u %f` (with `l`/`q` modifiers) take the values of the
+///   expressions `a`, `b` in order, `%%` is `%`; the result is read again as SQL text, so it may
+///   produce references (`%{'#{m.%@}', 'name'}`).
+/// - `<map id result>` + `<result property column/>`; `<crypt class property/>` (`property` may
+///   list several, comma-separated; `class` is the Swift type name of the value whose property
+///   is bound); `<upgrade toVersion>` with a body like a method's.
+/// - XML tolerances: spaces around `=`, single or double quotes, a raw `<` in attribute values,
+///   a bare `&` not starting an entity, comments, CDATA, a prolog and DOCTYPE.
 enum ConfigLoader {
     /// Loads the config at `url`.
     /// - Throws: `DAOError.config`, or the file system's error when it cannot be read.
