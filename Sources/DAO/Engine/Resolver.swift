@@ -13,6 +13,10 @@ struct Resolver {
     let alias: String?
     /// Aggregates found so far, when aggregates are allowed where resolving.
     var aggregates: [AggregateCall] = []
+    /// Result column aliases (lower-cased) and their parsed expressions: SQLite lets WHERE,
+    /// GROUP BY, HAVING and ORDER BY name them when no column has that name.
+    var aliases: [String: Expr] = [:]
+    private var expanding: Set<String> = []
 
     init(table: TableState?, alias: String? = nil) {
         self.table = table
@@ -42,6 +46,12 @@ struct Resolver {
         switch expr {
         case .literal, .parameter, .slot, .aggregate: return expr
         case .column(let qualifier, let name):
+            if qualifier == nil, let aliased = aliases[name.lowercased()], !expanding.contains(name.lowercased()),
+               table?.definition.columnIndex(name) == nil, !Resolver.rowidNames.contains(name.lowercased()) || table == nil {
+                expanding.insert(name.lowercased())
+                defer { expanding.remove(name.lowercased()) }
+                return try resolve(aliased, allowAggregates: allowAggregates)
+            }
             let (index, affinity) = try slot(of: name, qualifier: qualifier)
             return .slot(index, affinity)
         case .unary(let op, let inner): return .unary(op, try resolve(inner, allowAggregates: allowAggregates))

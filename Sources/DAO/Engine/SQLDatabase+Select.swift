@@ -102,6 +102,11 @@ extension SQLDatabase {
     func runSelect(_ select: SelectStatement, _ context: RowContext) throws -> SQLResult {
         let table = try select.table.map { try self.table(named: $0) }
         var resolver = Resolver(table: table, alias: select.tableAlias)
+        for column in select.columns {
+            if let alias = column.alias, case .expression(let expr) = column.kind {
+                resolver.aliases[alias.lowercased()] = expr
+            }
+        }
 
         // Result columns.
         var names: [String] = []
@@ -231,7 +236,8 @@ extension SQLDatabase {
                     let took = try groups[index].accumulators[a].add(context)
                     if took && a == singleMinMax { tookRow = true }
                 }
-                if singleMinMax == nil || tookRow {
+                // Bare columns read the group's first row, or the row a lone min()/max() chose.
+                if tookRow {
                     groups[index].row = context.row
                     groups[index].rowid = context.rowid
                 }
