@@ -13,7 +13,8 @@ enum SQLScript {
             if !statement.isEmpty { statements.append(statement) }
             current.removeAll()
         }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character in Swift, so it is a separator of its own.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let trimmed = line.trimmingCharacters(in: .whitespaces.union(.init(charactersIn: "\r")))
             if trimmed.hasSuffix(";") {
                 current.append(Substring(trimmed.dropLast()))

@@ -6,7 +6,8 @@ import XCTest
 /// on the product's SQLDatabase, compared exactly (Differential/ResultComparator.swift).
 ///
 /// CI size: `ciCases` cases of `ciStatements` statements. Long runs: `DAO_DIFF_STATEMENTS=N`
-/// (total statements) and `DAO_DIFF_SEED=S` (the first seed; a reported seed replays its case).
+/// (total statements), `DAO_DIFF_SEED=S` (the first seed; a reported seed replays its case) and
+/// `DAO_DIFF_REPORTS=K` (go on until K disagreeing cases are reported).
 final class DifferentialTests: XCTestCase {
     static let ciCases = 40
     static let ciStatements = 75
@@ -20,14 +21,19 @@ final class DifferentialTests: XCTestCase {
         return ((0..<UInt64(cases)).map { first &+ $0 }, Self.ciStatements)
     }
 
+    /// Runs every planned case; reports (minimized) the first `DAO_DIFF_REPORTS` disagreeing
+    /// cases (default 1) and stops.
     private func check(_ runner: DifferentialRunner) throws {
         let (seeds, statements) = plan()
+        let maximumReports = ProcessInfo.processInfo.environment["DAO_DIFF_REPORTS"].flatMap { Int($0) } ?? 1
+        var reports = 0
         for seed in seeds {
             let testCase = DifferentialCase(seed: seed, statements: statements)
             if try runner.run(testCase) != nil {
                 let minimized = try runner.minimize(testCase)
                 XCTFail(minimized?.report ?? "seed \(seed): disagreement that did not replay")
-                return
+                reports += 1
+                if reports >= maximumReports { return }
             }
         }
     }
