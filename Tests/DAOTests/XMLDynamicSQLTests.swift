@@ -107,4 +107,34 @@ final class XMLDynamicSQLTests: XCTestCase {
         XCTAssertEqual(try proxy.executeQuery(sql: "SELECT count(*) AS n FROM people"), [["n": .integer(60)]])
         XCTAssertEqual(created.all, ["tableCreated(\"people\")"])
     }
+
+    /// One thread's transactions roll back while others insert: the others' foreach calls run in
+    /// transactions of their own (not inside the rolled-back one), so all their rows stay.
+    func testTransactionsOfOneThreadDoNotSwallowAnothersCalls() throws {
+        guard let (_, proxy) = try proxies().first(where: { $0.0 == "logstore" }) else {
+            throw XCTSkip("SQL engine not built on this branch")
+        }
+        _ = try proxy.call("find", ["minAge": nil, "names": nil])
+        let failures = EventLog()
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            for round in 0..<5 {
+                let people: [[String: Any]] = (0..<2).map { ["id": worker * 100 + round * 10 + $0, "name": "w", "age": 1] }
+                do {
+                    if worker == 0 {
+                        _ = try? proxy.transaction { p -> Void in
+                            _ = try p.add(people: people)
+                            throw DAOError.unsupported("roll back")
+                        }
+                    } else {
+                        _ = try proxy.add(people: people)
+                    }
+                } catch {
+                    _ = failures.handler(answer: true)(.upgradeFailed(table: "", message: "\(error)"))
+                }
+            }
+        }
+        XCTAssertEqual(failures.all, [])
+        XCTAssertEqual(try proxy.executeQuery(sql: "SELECT count(*) AS n FROM people WHERE id >= 100"), [["n": .integer(20)]])
+        XCTAssertEqual(try proxy.executeQuery(sql: "SELECT count(*) AS n FROM people WHERE id < 100"), [["n": .integer(0)]])
+    }
 }

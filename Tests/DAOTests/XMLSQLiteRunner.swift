@@ -17,7 +17,8 @@ final class XMLSQLiteRunner: SQLStatementRunner {
 
     struct OracleError: Error, Equatable { var message: String }
 
-    var inTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
+    /// One connection used from one thread in these tests: an open transaction is the caller's.
+    var ownsTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
 
     func execute(_ sql: String, arguments: [DAOValue]) throws -> SQLResult {
         log.append(RenderedSQL(text: sql, bindings: arguments))

@@ -110,10 +110,10 @@ extension DAOProxy {
         return flag
     }
 
-    /// Runs `body` in a transaction of its own, or inside the caller's when one is open (whose
-    /// owner then decides about a failure).
+    /// Runs `body` in a transaction of its own, or inside the calling thread's when it has one
+    /// open (whose owner then decides about a failure).
     func inTransaction(_ db: any SQLStatementRunner, _ body: () throws -> Void) throws {
-        if db.inTransaction {
+        if db.ownsTransaction {
             try body()
             return
         }

@@ -12,15 +12,32 @@ extension DAOProxy {
 
     /// Sets `table` up on `db`'s store once per proxy: reads its stored version, resets or
     /// upgrades it when the config's version is newer, runs the initializer, records the version.
-    /// - Throws: the engine's errors; an upgrade block's error after rolling it back and
-    ///   telling the handler `upgradeFailed`.
+    /// All of it is one transaction: a failing upgrade block leaves table and version as they
+    /// were. Inside a transaction of the caller's the setup joins it and is done again on the
+    /// next call (the caller may roll it back).
+    /// - Throws: the engine's errors; an upgrade block's error after telling the handler
+    ///   `upgradeFailed`.
     func ensureSetUp(_ db: any SQLStatementRunner, table: String) throws {
         let id = ObjectIdentifier(db)
         if state.withLock({ $0.initialized[id]?.tables.contains(table) ?? false }) { return }
-        setupLock.lock()
-        defer { setupLock.unlock() }
-        if state.withLock({ $0.initialized[id]?.tables.contains(table) ?? false }) { return }
+        let joined = db.ownsTransaction
+        // The engine's transaction is taken before the lock: a thread holding the lock never
+        // waits for another's transaction, so two first calls cannot deadlock.
+        try inTransaction(db) {
+            setupLock.lock()
+            defer { setupLock.unlock() }
+            if state.withLock({ $0.initialized[id]?.tables.contains(table) ?? false }) { return }
+            try setUp(db, table: table)
+        }
+        if joined { return }
+        state.withLock { state in
+            var entry = state.initialized[id] ?? (runner: db, tables: [])
+            entry.tables.insert(table)
+            state.initialized[id] = entry
+        }
+    }
 
+    private func setUp(_ db: any SQLStatementRunner, table: String) throws {
         let handler = eventHandler
         let renderer = SQLRenderer(config: config, tableName: table, encrypt: nil)
         let empty = ArgumentScope(arguments: [:], globals: globalArguments)
@@ -46,12 +63,8 @@ extension DAOProxy {
                     for upgrade in config.upgrades {
                         guard let version = VersionNumber(upgrade.toVersion), fromNumber < version, version <= toNumber else { continue }
                         do {
-                            try inTransaction(db) {
-                                var run = Run()
-                                _ = try execute(try renderer.render(upgrade.statements, scope: empty), on: db, run: &run)
-                                _ = try db.execute("UPDATE \(Self.versionsTable) SET version = ? WHERE name = ?",
-                                                   arguments: [.text(upgrade.toVersion), .text(table)])
-                            }
+                            var run = Run()
+                            _ = try execute(try renderer.render(upgrade.statements, scope: empty), on: db, run: &run)
                         } catch {
                             _ = handler?(.upgradeFailed(table: table, message: "upgrade to \(upgrade.toVersion): \(error)"))
                             throw error
@@ -64,19 +77,12 @@ extension DAOProxy {
         if let initializer = config.initializer, let method = config.methods[initializer]?.first {
             let existed = table.isEmpty ? true : try tableExists(table, db: db)
             var run = Run()
-            try inTransaction(db) {
-                _ = try execute(try renderer.render(method.statements, scope: empty), on: db, run: &run)
-            }
+            _ = try execute(try renderer.render(method.statements, scope: empty), on: db, run: &run)
             if !existed, try tableExists(table, db: db) { _ = handler?(.tableCreated(table)) }
         }
         if versioned, recordVersion, let version = config.version {
             _ = try db.execute("INSERT OR REPLACE INTO \(Self.versionsTable) (name, version) VALUES (?, ?)",
                                arguments: [.text(table), .text(version)])
-        }
-        state.withLock { state in
-            var entry = state.initialized[id] ?? (runner: db, tables: [])
-            entry.tables.insert(table)
-            state.initialized[id] = entry
         }
     }
 

@@ -1,11 +1,14 @@
+import Foundation
+
 /// What a DAO proxy needs of an SQL engine: run one statement, say whether a transaction is
 /// open, and list the tables. `SQLDatabase` is the product's; tests also run proxies on SQLite
 /// through it.
 protocol SQLStatementRunner: AnyObject {
     /// Runs one statement with `?` parameters bound in order.
     func execute(_ sql: String, arguments: [DAOValue]) throws -> SQLResult
-    /// Whether BEGIN was run without COMMIT or ROLLBACK yet.
-    var inTransaction: Bool { get }
+    /// Whether a transaction (BEGIN without COMMIT or ROLLBACK yet) is open and belongs to the
+    /// calling thread: its statements then join it; another thread's make the caller wait.
+    var ownsTransaction: Bool { get }
     /// The tables and their CREATE TABLE text.
     func tableDefinitions() throws -> [(name: String, sql: String)]
 }
@@ -27,6 +30,13 @@ extension SQLStatementRunner {
 }
 
 extension SQLDatabase: SQLStatementRunner {
+    var ownsTransaction: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard explicitTransaction, let owner = transactionOwner else { return false }
+        return pthread_equal(owner, pthread_self()) != 0
+    }
+
     /// The tables with the canonical CREATE TABLE text of the catalog.
     func tableDefinitions() throws -> [(name: String, sql: String)] {
         condition.lock()
