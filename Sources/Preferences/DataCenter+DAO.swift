@@ -57,21 +57,54 @@ extension CustomStorage {
 }
 
 /// The stores opened by `dao(configPath:databasePath:)`, one per folder in the process, so
-/// proxies given the same path share it (a store can be opened once). A store found closed
-/// (after a reset) is opened again.
+/// proxies given the same path share it (a store can be opened once). Each folder is registered
+/// with `LivePaths`, so a `DataCenter.reset()` of a root holding it closes the store (proxies made
+/// before then throw `StoreError.closed`) and the next `dao(...)` opens it again.
 final class DAODatabases: Sendable {
     static let shared = DAODatabases()
-    private let stores = Locked<[String: LogStore]>([:])
+    private let folders = Locked<[String: DatabaseFolder]>([:])
+
+    /// One database folder's store.
+    final class DatabaseFolder: LiveStorage {
+        let path: URL
+        let store: LogStore
+        private let registry: DAODatabases
+
+        init(path: URL, store: LogStore, registry: DAODatabases) {
+            self.path = path
+            self.store = store
+            self.registry = registry
+        }
+
+        func invalidate() {
+            try? store.close()
+            registry.forget(self)
+        }
+    }
 
     func store(at path: URL, options: LogStore.Options) throws -> LogStore {
-        try stores.withLock { stores in
-            if let store = stores[path.path], (try? store.keys(space: 0, prefix: [0xFF, 0xFF])) != nil {
-                return store
-            }
+        let key = LivePaths.key(path)
+        return try folders.withLock { folders in
+            if let folder = folders[key] { return folder.store }
             try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
             let store = try LogStore(directory: path, options: options)
-            stores[path.path] = store
+            let folder = DatabaseFolder(path: path, store: store, registry: self)
+            do {
+                try LivePaths.claim(path, for: folder)
+            } catch {
+                try? store.close()
+                throw error
+            }
+            folders[key] = folder
             return store
         }
+    }
+
+    private func forget(_ folder: DatabaseFolder) {
+        folders.withLock { folders in
+            let key = LivePaths.key(folder.path)
+            if folders[key] === folder { folders.removeValue(forKey: key) }
+        }
+        LivePaths.release(folder.path, by: folder)
     }
 }

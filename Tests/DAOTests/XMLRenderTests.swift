@@ -24,6 +24,11 @@ final class XMLRenderTests: XCTestCase {
         XCTAssertEqual(r.bindings, [1, "", nil, "o'neil", 3, "v", 2, "global"])
     }
 
+    func testDollarArgumentsAreReferencedWithOrWithoutTheDollar() throws {
+        let r = try sql("select #{a}, #{$a}", arguments: "$a", ["a": 5])
+        XCTAssertEqual(r.bindings, [5, 5])
+    }
+
     func testIfTrueAndFalse() throws {
         let body = "select 1 <if true=\"a > 1\">A</if> <if false=\"a > 1\">B</if>"
         XCTAssertEqual(try sql(body, arguments: "a", ["a": 2]).text, "select 1 A")

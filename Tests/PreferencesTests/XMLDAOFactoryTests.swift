@@ -74,6 +74,13 @@ final class XMLDAOFactoryTests: PreferencesTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("Documents/notes.db").path))
         let common = try center.dao(configPath: url, userDependent: false)
         XCTAssertEqual(try common.count() as? Int, 0)
+        // A reset closes the database store: proxies made before throw closed, new ones start empty.
+        try center.reset()
+        XCTAssertThrowsError(try a.count()) { error in
+            guard case StoreError.closed = error else { return XCTFail("\(error)") }
+        }
+        let fresh = try center.dao(configPath: try writeConfig(), databasePath: URL(string: "Documents/notes.db")!)
+        XCTAssertEqual(try fresh.count() as? Int, 0)
     }
 
     func testCustomStorageProxies() throws {

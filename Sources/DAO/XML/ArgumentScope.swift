@@ -21,7 +21,9 @@ struct ArgumentScope {
 
     /// The value at `path`, nil (and `found` false) when any step is missing.
     func resolve(_ path: [String]) -> (value: Any?, found: Bool) {
-        guard let first = path.first else { return (nil, false) }
+        guard var first = path.first else { return (nil, false) }
+        // `#{$a}` names the argument declared as `$a` (whose name is `a`).
+        if first.hasPrefix("$"), first.count > 1 { first.removeFirst() }
         var current: Any?
         var found = false
         for layer in layers.reversed() {
