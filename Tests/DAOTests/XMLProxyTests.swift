@@ -391,6 +391,9 @@ final class XMLProxyTests: XCTestCase {
       <insert id="add" arguments="m">insert into ${T} values (#{m.msgId}, #{m.time}, #{m.content}, #{m.unread})</insert>
       <select id="get" arguments="msgId" result="Message">select * from ${T} where msgId = #{msgId}</select>
       <select id="raw" arguments="msgId" result="{}">select * from ${T} where msgId = #{msgId}</select>
+      <map id="renamed" result="Message"><result property="msgId" column="k"/><result property="content" column="c"/></map>
+      <select id="viaMap" arguments="msgId" result=":renamed">select msgId as k, time, content as c, unread from ${T} where msgId = #{msgId}</select>
+      <select id="allViaMap" result="[:renamed]">select msgId as k, time, content as c, unread from ${T} order by msgId</select>
     </module>
     """
 
@@ -404,6 +407,12 @@ final class XMLProxyTests: XCTestCase {
             let raw = try XCTUnwrap(try proxy.raw(msgId: "s") as? [String: Any])
             XCTAssertEqual(raw["content"] as? Data, Data("secret".utf8.map { $0 ^ 0x5A }))
             XCTAssertEqual(try proxy.get(msgId: "s") as? Message, message)
+            // A map to a type: columns renamed to properties, the crypt property decrypted.
+            XCTAssertEqual(try proxy.viaMap(msgId: "s") as? Message, message)
+            XCTAssertEqual(try proxy.allViaMap() as? [Message], [message])
+            // decryptCrypt, when set, reads instead of encryptCrypt.
+            proxy.decryptCrypt = DataCrypt(encrypt: { $0 }, decrypt: { $0 })
+            XCTAssertEqual((try proxy.get(msgId: "s") as? Message)?.content, String(decoding: "secret".utf8.map { $0 ^ 0x5A }, as: UTF8.self))
             return describe(raw)
         }
     }

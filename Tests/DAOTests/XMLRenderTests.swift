@@ -55,6 +55,17 @@ final class XMLRenderTests: XCTestCase {
         }
     }
 
+    func testExpressionErrorsAtACallNameTheirPlace() throws {
+        let config = try ConfigLoader.load(XMLCorpus.method("x\n <if true=\"a \\ 0 == 1\">Y</if> <if true=\"s * 2\">Z</if>", arguments: "a, s"))
+        for (values, line, column, fragment) in [(["a": 1, "s": 1], 4, 12, "division by zero"), (["a": nil, "s": "t"], 4, 41, "needs numbers")] as [([String: Any?], Int, Int, String)] {
+            XCTAssertThrowsError(try XMLCorpus.render(config, "m", values)) { error in
+                guard case DAOError.config(let message, let l, let c) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains(fragment), message)
+                XCTAssertEqual([l, c], [line, column], message)
+            }
+        }
+    }
+
     func testChooseWhenOtherwise() throws {
         let body = """
         select <choose><when true="k == 1">one</when><when false="k != 2">two</when><otherwise>many</otherwise></choose>

@@ -111,6 +111,12 @@ struct ArgumentScope {
         switch expression {
         case .literal(let v):
             return v
+        case .located(let inner, let line, let column):
+            do {
+                return try evaluate(inner)
+            } catch DAOError.config(let message, line: 0, column: 0) {
+                throw DAOError.config(message: message, line: line, column: column)
+            }
         case .path(let path):
             return Self.expressionValue(resolve(path).value)
         case .unary(let op, let operand):

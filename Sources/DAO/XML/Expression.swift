@@ -10,6 +10,8 @@ indirect enum Expression: Sendable {
     case path([String])
     case unary(String, Expression)
     case binary(String, Expression, Expression)
+    /// A whole expression with where it starts in the config, for errors found at a call.
+    case located(Expression, line: Int, column: Int)
 }
 
 /// A value during evaluation.
@@ -88,7 +90,7 @@ struct ExpressionParser {
         if parser.index < parser.tokens.count {
             throw parser.error("unexpected \(parser.describe(parser.tokens[parser.index].0))", offset: parser.tokens[parser.index].1)
         }
-        return expression
+        return .located(expression, line: position.line, column: position.column)
     }
 
     /// Parses a comma-separated list (the arguments of a macro).
