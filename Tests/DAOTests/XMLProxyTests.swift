@@ -138,6 +138,8 @@ final class XMLProxyTests: XCTestCase {
       <select id="rows" result="[{}]">select * from ${T} order by i</select>
       <select id="plain">select i, s from ${T} order by i</select>
       <select id="none" result="int">select i from ${T} where 0</select>
+      <update id="bump" result="int">update ${T} set i = i + 10 where i >= 0</update>
+      <delete id="wipe" result="bool">delete from ${T} where i > 100</delete>
       <select id="pick" arguments="i" result="string">select s from ${T} where i = #{i}</select>
       <select id="pick" arguments="i, s" result="int">select count(*) from ${T} where i = #{i} or s = #{s}</select>
     </module>
@@ -170,8 +172,11 @@ final class XMLProxyTests: XCTestCase {
             XCTAssertEqual(try proxy.pick(i: 0) as? String, "zero")
             // Unlabelled arguments of a dynamic call take the argument names by position.
             XCTAssertEqual(try proxy.pick(1, s: "zero") as? Int, 2)
+            XCTAssertEqual(try proxy.bump() as? Int, 2)
+            XCTAssertEqual(try proxy.wipe() as? Bool, true)
+            XCTAssertEqual(try proxy.call("ints") as? [Int], [10, 11])
             _ = try proxy.add(i: 2, r: nil, s: nil, b: nil)
-            XCTAssertEqual(try proxy.call("strings") as? [String], ["zero", "one", ""])
+            XCTAssertEqual(try proxy.call("strings") as? [String], ["", "zero", "one"])
             return [describe(row), describe(try proxy.call("rows")), describe(try proxy.call("plain"))].joined(separator: "\n")
         }
     }

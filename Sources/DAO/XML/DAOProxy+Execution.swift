@@ -62,6 +62,14 @@ extension DAOProxy {
                     .map(query, as: method.result, decodeAs: decodeAs)
             }
         }
+        // An insert, update or delete that declares a scalar result and runs no query: the
+        // changed row count, or whether it succeeded.
+        switch method.result {
+        case .int?: return run.changes
+        case .longLong?: return Int64(run.changes)
+        case .bool?: return true
+        default: break
+        }
         return DAOResult(succeeded: true, lastInsertRowId: run.lastInsertRowId, changedRowCount: run.changes,
                          flags: run.flags, foreachFailedObjects: run.failed)
     }

@@ -6,7 +6,8 @@ import LogStore
 /// a registered type -> that type, [x] -> [x]; nil when a single-row select finds no row;
 /// DAOResult for insert/update/delete.
 ///
-/// A `<select>` without `result` returns `[[String: Any]]` (as `[{}]`). A single-row result
+/// A `<select>` without `result` returns `[[String: Any]]` (as `[{}]`); an insert, update or
+/// delete declaring `result="int"` / `"long long"` returns its changed row count, `"bool"` true. A single-row result
 /// whose column is NULL gives nil; in the array forms NULL gives 0, false, "" or empty Data.
 ///
 /// The table is set up on the first call on each store: the `TableVersions` table records the
