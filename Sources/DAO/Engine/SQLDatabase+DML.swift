@@ -84,7 +84,10 @@ extension SQLDatabase {
     }
 
     func newRowid(_ table: TableState) throws -> Int64 {
-        let largest = max(table.maxRowid ?? 0, table.definition.autoincrement ? table.sequence : 0)
+        // max(rowid) + 1 (negative maxima included); 1 for an empty table; AUTOINCREMENT never
+        // goes below its sequence.
+        var largest = table.maxRowid ?? 0
+        if table.definition.autoincrement { largest = max(largest, table.sequence) }
         guard largest < Int64.max else {
             if table.definition.autoincrement { throw DAOError.execution("database or disk is full") }
             // SQLite then tries random rowids; the smallest free one is as good.
@@ -144,9 +147,17 @@ extension SQLDatabase {
         var row = row
         let context = RowContext(parameters: [])
         var rowid = try explicitRowid.flatMap { try rowidValue($0) }
-        guard try prepareRow(table, &row, mode: mode, context) else { return false }
         if rowid == nil { rowid = try newRowid(table) }
         guard let rowid else { return false }
+        // The AUTOINCREMENT sequence moves before the constraint checks, as in SQLite: a row
+        // that OR IGNORE then skips still uses up its number.
+        if table.definition.autoincrement && rowid > table.sequence {
+            let old = table.sequence
+            table.sequence = rowid
+            dirtyCatalog.insert(table.name.lowercased())
+            undoLog.append { [unowned table] in table.sequence = old }
+        }
+        guard try prepareRow(table, &row, mode: mode, context) else { return false }
         if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }
         // Conflicts: the rowid first, then unique indexes in order.
         var victims: [Int64] = []
@@ -169,12 +180,6 @@ extension SQLDatabase {
             if let old = try self.row(table, victim) { deleteRow(table, rowid: victim, row: old) }
         }
         insertRow(table, rowid: rowid, row: row)
-        if table.definition.autoincrement && rowid > table.sequence {
-            let old = table.sequence
-            table.sequence = rowid
-            dirtyCatalog.insert(table.name.lowercased())
-            undoLog.append { [unowned table] in table.sequence = old }
-        }
         lastInsertRowIdValue = rowid
         return true
     }
