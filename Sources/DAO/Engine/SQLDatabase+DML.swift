@@ -1,10 +1,17 @@
+/// An INSERT resolved against the schema.
+struct CompiledInsert {
+    var table: TableState
+    var targets: [Int]
+    var values: [[Expr]]?
+}
+
 extension SQLDatabase {
     // MARK: INSERT
 
-    func runInsert(_ insert: InsertStatement, _ context: RowContext) throws -> SQLResult {
+    /// Resolves an INSERT's target columns and VALUES expressions.
+    func compileInsert(_ insert: InsertStatement) throws -> CompiledInsert {
         let table = try self.table(named: insert.table)
         let columns = table.definition.columns
-        // Target positions.
         var targets: [Int]
         if let names = insert.columns {
             targets = []
@@ -20,7 +27,36 @@ extension SQLDatabase {
         } else {
             targets = Array(columns.indices)
         }
-        // Source rows.
+        var values: [[Expr]]?
+        if let rows = insert.values {
+            if rows.isEmpty {
+                targets = []
+                values = [[]]
+            } else {
+                var resolver = Resolver(table: nil)
+                let resolved = try rows.map { row in try row.map { try resolver.resolve($0, allowAggregates: false) } }
+                if let first = resolved.first, first.count != targets.count {
+                    throw DAOError.execution(insert.columns == nil
+                        ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
+                        : "\(first.count) values for \(targets.count) columns")
+                }
+                values = resolved
+            }
+        }
+        return CompiledInsert(table: table, targets: targets, values: values)
+    }
+
+    func runInsert(_ insert: InsertStatement, _ context: RowContext, cache: CompiledBox? = nil) throws -> SQLResult {
+        let compiled: CompiledInsert
+        if let cache, cache.version == schemaVersion, let cached = cache.insert {
+            compiled = cached
+        } else {
+            compiled = try compileInsert(insert)
+            cache?.version = schemaVersion
+            cache?.insert = compiled
+        }
+        let table = compiled.table, targets = compiled.targets
+        let columns = table.definition.columns
         var sourceRows: [[DAOValue]] = []
         if let select = insert.select {
             sourceRows = try runSelect(select, context).rows
@@ -34,20 +70,8 @@ extension SQLDatabase {
                     ? "table \(table.name) has \(targets.count) columns but \(select.columns.count) values were supplied"
                     : "\(select.columns.count) values for \(targets.count) columns")
             }
-        } else if let values = insert.values {
-            if values.isEmpty {
-                targets = []
-                sourceRows = [[]]
-            } else {
-                var resolver = Resolver(table: nil)
-                let resolved = try values.map { row in try row.map { try resolver.resolve($0, allowAggregates: false) } }
-                if let first = resolved.first, first.count != targets.count {
-                    throw DAOError.execution(insert.columns == nil
-                        ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
-                        : "\(first.count) values for \(targets.count) columns")
-                }
-                sourceRows = try resolved.map { row in try row.map { try Evaluator.evaluate($0, context) } }
-            }
+        } else if let values = compiled.values {
+            sourceRows = try values.map { row in try row.map { try Evaluator.evaluate($0, context) } }
         }
         var changes = 0
         for source in sourceRows {
