@@ -81,6 +81,27 @@ struct Accumulator {
     }
 }
 
+/// A SELECT resolved against the schema: what does not depend on the arguments.
+struct CompiledSelect {
+    var table: TableState?
+    var names: [String]
+    var outputs: [Expr]
+    var whereClause: Expr?
+    var groupBy: [Expr]
+    var having: Expr?
+    var orderBy: [(expr: Expr, descending: Bool, output: Int?)]
+    var aggregates: [AggregateCall]
+    var isAggregate: Bool
+}
+
+/// The compiled form of one parsed statement, valid while the schema version is unchanged.
+/// Touched only under the database's statement lock.
+final class CompiledBox: @unchecked Sendable {
+    var version = -1
+    var select: CompiledSelect?
+    var insert: CompiledInsert?
+}
+
 /// One group of an aggregate query.
 struct Group {
     var accumulators: [Accumulator]
@@ -99,7 +120,8 @@ extension SQLDatabase {
     }
 
     /// Runs a SELECT and returns its rows.
-    func runSelect(_ select: SelectStatement, _ context: RowContext) throws -> SQLResult {
+    /// Resolves a SELECT against the current schema (cached per statement and schema version).
+    func compileSelect(_ select: SelectStatement) throws -> CompiledSelect {
         let table = try select.table.map { try self.table(named: $0) }
         var resolver = Resolver(table: table, alias: select.tableAlias)
         for column in select.columns {
@@ -171,6 +193,24 @@ extension SQLDatabase {
         if having != nil && groupBy.isEmpty && aggregates.isEmpty {
             throw DAOError.execution("a GROUP BY clause is required before HAVING")
         }
+        return CompiledSelect(table: table, names: names, outputs: outputs, whereClause: whereClause, groupBy: groupBy,
+                              having: having, orderBy: orderBy, aggregates: aggregates, isAggregate: isAggregate)
+    }
+
+    /// Runs a SELECT and returns its rows.
+    func runSelect(_ select: SelectStatement, _ context: RowContext, cache: CompiledBox? = nil) throws -> SQLResult {
+        let compiled: CompiledSelect
+        if let cache, cache.version == schemaVersion, let cached = cache.select {
+            compiled = cached
+        } else {
+            compiled = try compileSelect(select)
+            cache?.version = schemaVersion
+            cache?.select = compiled
+        }
+        let table = compiled.table, names = compiled.names, outputs = compiled.outputs, whereClause = compiled.whereClause
+        let groupBy = compiled.groupBy, having = compiled.having, orderBy = compiled.orderBy
+        let aggregates = compiled.aggregates, isAggregate = compiled.isAggregate
+
         let limit = try integerClause(select.limit, context)
         let offset = max(try integerClause(select.offset, context) ?? 0, 0)
         let wanted: Int64? = limit.flatMap { $0 < 0 ? nil : $0 }

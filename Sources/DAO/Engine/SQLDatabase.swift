@@ -168,7 +168,7 @@ public final class SQLDatabase: @unchecked Sendable {
             let mark = undoLog.count
             let savedRowId = lastInsertRowIdValue
             do {
-                var result = try runStatement(parsed.statement, parameters: parameters)
+                var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled)
                 if !explicitTransaction { try commit() }
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
@@ -181,11 +181,11 @@ public final class SQLDatabase: @unchecked Sendable {
         }
     }
 
-    func runStatement(_ statement: Statement, parameters: [DAOValue]) throws -> SQLResult {
+    func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
         let context = RowContext(parameters: parameters)
         switch statement {
-        case .select(let select): return try runSelect(select, context)
-        case .insert(let insert): return try runInsert(insert, context)
+        case .select(let select): return try runSelect(select, context, cache: cache)
+        case .insert(let insert): return try runInsert(insert, context, cache: cache)
         case .update(let update): return try runUpdate(update, context)
         case .delete(let delete): return try runDelete(delete, context)
         case .createTable(let create): try createTable(create); return SQLResult()
@@ -327,6 +327,8 @@ struct ParsedStatement: Sendable {
     var statement: Statement
     var parameterCount: Int
     var parameterNames: [String: Int]
+    /// Its resolution against the schema, reused while the schema is unchanged.
+    let compiled = CompiledBox()
 
     func bind(named arguments: [String: DAOValue]) -> [DAOValue] {
         var values = [DAOValue](repeating: .null, count: parameterCount)

@@ -88,9 +88,11 @@ enum ScalarFunctions {
             let needle = Array((SQLValues.text(of: args[1]) ?? "").unicodeScalars)
             return .integer(Int64(firstIndex(of: needle, in: haystack).map { $0 + 1 } ?? 0))
         case "replace":
-            guard let text = SQLValues.text(of: args[0]), let pattern = SQLValues.text(of: args[1]),
-                  let replacement = SQLValues.text(of: args[2]) else { return .null }
-            if pattern.isEmpty { return .text(text) }
+            // As SQLite: NULL X or Y gives NULL; an empty Y (or one starting with NUL) gives X
+            // itself, whatever Z is; then a NULL Z gives NULL.
+            guard let text = SQLValues.text(of: args[0]), let pattern = SQLValues.text(of: args[1]) else { return .null }
+            if pattern.utf8.first == nil || pattern.utf8.first == 0 { return args[0] }
+            guard let replacement = SQLValues.text(of: args[2]) else { return .null }
             let source = Array(text.utf8), find = Array(pattern.utf8), with = Array(replacement.utf8)
             var out: [UInt8] = []
             var i = 0
@@ -140,6 +142,7 @@ enum ScalarFunctions {
         let bytes: [UInt8]
         var scalars: [Unicode.Scalar] = []
         if case .blob(let b) = args[0] {
+            if b.isEmpty { return .null } // SQLite reads an empty blob as a NULL pointer
             isBlob = true
             bytes = b
         } else {
