@@ -164,6 +164,20 @@ final class XMLRenderTests: XCTestCase {
         ])
     }
 
+    /// Scalar results read other storage classes as SQLite's sqlite3_column_int64/double do.
+    func testScalarResultConversions() throws {
+        let oracle = try XMLSQLiteRunner()
+        for text in ["12abc", " 3.5e1x", "abc", "-7", "+2.5", "1e", ".5", "", "99999999999999999999", "-99999999999999999999"] {
+            let row = try oracle.execute("SELECT CAST(? AS INTEGER), CAST(? AS REAL)", arguments: [.text(text), .text(text)]).rows[0]
+            XCTAssertEqual(ResultMapper.integer(.text(text)).map(DAOValue.integer), row[0], text)
+            XCTAssertEqual(ResultMapper.double(.text(text)).map(DAOValue.real), row[1], text)
+        }
+        XCTAssertEqual(ResultMapper.integer(.real(2.9)), 2)
+        XCTAssertNil(ResultMapper.integer(.null))
+        XCTAssertEqual(ResultMapper.string(.integer(5)), "5")
+        XCTAssertEqual(ResultMapper.data(.text("ab")), Data("ab".utf8))
+    }
+
     func testValueConversions() {
         XCTAssertEqual(ValueConversion.daoValue(true), 1)
         XCTAssertEqual(ValueConversion.daoValue(Int32(-4)), -4)

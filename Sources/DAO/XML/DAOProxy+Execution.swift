@@ -55,12 +55,11 @@ extension DAOProxy {
             $0.lastInsertRowId = run.lastInsertRowId
             if method.kind != .select { $0.lastChangedRowCount = run.changes }
         }
-        if method.kind == .select || method.result != nil || decodeAs != nil {
-            if method.kind == .select || run.query != nil {
-                let query = run.query ?? SQLResult()
-                return try ResultMapper(config: config, decrypt: cryptFunction(encrypting: false))
-                    .map(query, as: method.result, decodeAs: decodeAs)
-            }
+        // A select's rows (none when it ran no query), or the rows of another method's query
+        // when it asks for a result.
+        if method.kind == .select || (run.query != nil && (method.result != nil || decodeAs != nil)) {
+            return try ResultMapper(config: config, decrypt: cryptFunction(encrypting: false))
+                .map(run.query ?? SQLResult(), as: method.result, decodeAs: decodeAs)
         }
         // An insert, update or delete that declares a scalar result and runs no query: the
         // changed row count, or whether it succeeded.

@@ -31,10 +31,10 @@ struct ResultMapper {
         case .string: return Self.string(first)
         case .binary: return Self.data(first)
         case .dictionary: return anyDictionary(dictionary(columns, row))
-        case .type(let name): return try decode(dictionary(columns, row), type: name, many: false)
+        case .type(let name): return try decode(dictionary(columns, row), type: name)
         case .map(let id):
             let (renamed, target) = try mapped(columns, row, id)
-            if case .type(let name) = target { return try decode(renamed, type: name, many: false) }
+            if case .type(let name) = target { return try decode(renamed, type: name) }
             return anyDictionary(renamed)
         case .array: return nil
         }
@@ -93,7 +93,7 @@ struct ResultMapper {
         return row
     }
 
-    private func decode(_ row: [String: DAOValue], type: String, many: Bool) throws -> Any {
+    private func decode(_ row: [String: DAOValue], type: String) throws -> Any {
         guard let entry = DAOTypeRegistry.entry(type) else {
             throw DAOError.unsupported("result type \(type) is not registered (DAOTypeRegistry.register)")
         }
@@ -126,8 +126,8 @@ struct ResultMapper {
         case .null: return nil
         case .integer(let v): return v
         case .real(let v): return v.isNaN ? 0 : (v >= 9.2e18 ? .max : (v <= -9.2e18 ? .min : Int64(v)))
-        case .text(let s): return leadingNumber(s).map { d in Int64(exactly: d.rounded(.towardZero)) ?? 0 } ?? 0
-        case .blob(let b): return leadingNumber(String(decoding: b, as: UTF8.self)).map { Int64(exactly: $0.rounded(.towardZero)) ?? 0 } ?? 0
+        case .text(let s): return leadingInteger(s)
+        case .blob(let b): return leadingInteger(String(decoding: b, as: UTF8.self))
         }
     }
 
@@ -159,22 +159,48 @@ struct ResultMapper {
         }
     }
 
-    /// The longest prefix of `text` (after leading spaces) that is a number, as SQLite reads
-    /// text in numeric context.
-    private static func leadingNumber(_ text: String) -> Double? {
-        let trimmed = text.drop { $0 == " " || $0 == "\t" || $0 == "\n" }
-        var end = trimmed.startIndex
-        var best: Double?
-        var index = trimmed.startIndex
-        while index < trimmed.endIndex {
-            index = trimmed.index(after: index)
-            if let v = Double(trimmed[trimmed.startIndex..<index]), !trimmed[trimmed.startIndex..<index].contains(where: { $0.isLetter && $0 != "e" && $0 != "E" }) {
-                best = v
-                end = index
-            }
-            if trimmed.distance(from: trimmed.startIndex, to: index) > 40 { break }
+    /// The integer prefix of `text` after leading spaces (sign and digits), clamped to Int64, as
+    /// SQLite's CAST(text AS INTEGER); 0 when there is none.
+    private static func leadingInteger(_ text: String) -> Int64 {
+        let s = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+        var i = 0
+        var negative = false
+        if i < s.count, s[i] == 0x2B || s[i] == 0x2D { negative = s[i] == 0x2D; i += 1 }
+        var value: Int64 = 0
+        while i < s.count, s[i] >= 0x30, s[i] <= 0x39 {
+            let digit = Int64(s[i] - 0x30)
+            let (times, o1) = value.multipliedReportingOverflow(by: 10)
+            let (next, o2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            if o1 || o2 { return negative ? .min : .max }
+            value = next
+            i += 1
         }
-        _ = end
-        return best
+        return value
+    }
+
+    /// The numeric prefix of `text` after leading spaces (sign, digits, fraction, exponent), as
+    /// SQLite reads text in a numeric context; nil when there is none.
+    private static func leadingNumber(_ text: String) -> Double? {
+        let s = Array(text.utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+        func isDigit(_ i: Int) -> Bool { i < s.count && s[i] >= 0x30 && s[i] <= 0x39 }
+        var i = 0
+        if i < s.count, s[i] == 0x2B || s[i] == 0x2D { i += 1 }
+        var digits = 0
+        while isDigit(i) { i += 1; digits += 1 }
+        if i < s.count, s[i] == 0x2E {
+            i += 1
+            while isDigit(i) { i += 1; digits += 1 }
+        }
+        guard digits > 0 else { return nil }
+        var end = i
+        if i < s.count, s[i] == 0x65 || s[i] == 0x45 {
+            var j = i + 1
+            if j < s.count, s[j] == 0x2B || s[j] == 0x2D { j += 1 }
+            if isDigit(j) {
+                while isDigit(j) { j += 1 }
+                end = j
+            }
+        }
+        return Double(String(decoding: s[0..<end], as: UTF8.self))
     }
 }
