@@ -256,6 +256,10 @@ final class XMLProxyTests: XCTestCase {
             let proxy = try DAOProxy.testing(Self.perTable, runner: runner)
             let log = EventLog()
             proxy.eventHandler = log.handler(answer: true)
+            XCTAssertThrowsError(try proxy.sum()) { error in
+                guard case DAOError.noSuchTable(let message) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("forTable"), message)
+            }
             let a = proxy.forTable("ta")
             let b = proxy.forTable("tb")
             XCTAssertEqual(a.tableName, "ta")

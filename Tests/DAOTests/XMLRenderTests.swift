@@ -29,6 +29,20 @@ final class XMLRenderTests: XCTestCase {
         XCTAssertEqual(r.bindings, [5, 5])
     }
 
+    struct Renamed: Encodable {
+        var fullName: String
+        enum CodingKeys: String, CodingKey { case fullName = "full_name" }
+    }
+
+    class Base { var id = 7 }
+    final class Derived: Base { var label: String? = "x" }
+
+    func testPathsReadCodingKeysSuperclassesAndOptionals() throws {
+        let r = try sql("select #{r.fullName}, #{r.full_name}, #{d.id}, #{d.label}, #{d.label.count}",
+                        arguments: "r, d", ["r": Renamed(fullName: "ann"), "d": Derived()])
+        XCTAssertEqual(r.bindings, ["ann", "ann", 7, "x", 1])
+    }
+
     func testIfTrueAndFalse() throws {
         let body = "select 1 <if true=\"a > 1\">A</if> <if false=\"a > 1\">B</if>"
         XCTAssertEqual(try sql(body, arguments: "a", ["a": 2]).text, "select 1 A")

@@ -1,11 +1,11 @@
 import Foundation
 
 /// One SQL statement ready to run: text with `?` placeholders and their values in order.
-public struct RenderedSQL: Sendable, Equatable {
+struct RenderedSQL: Sendable, Equatable {
     /// The statement, whitespace collapsed and comments removed.
-    public var text: String
+    var text: String
     /// The values of its `?` placeholders, in order.
-    public var bindings: [DAOValue]
+    var bindings: [DAOValue]
 }
 
 /// What a method body turns into for one set of arguments.
@@ -61,6 +61,9 @@ struct SQLRenderer {
             case .text(let text):
                 out.text += text
             case .tableName:
+                guard !tableName.isEmpty else {
+                    throw DAOError.noSuchTable("${T}: the config has no tableName; set one with forTable(_:) or tableName")
+                }
                 out.text += tableName
             case .bind(let reference):
                 out.text += "?"
