@@ -27,7 +27,12 @@ public struct DAOResult: Sendable {
 
 /// Which block of a `<try>` / `<except>` pair ran for one foreach element (or the call).
 public enum DAOFlag: Sendable, Equatable {
-    case none, tryBlockExecuted, exceptBlockExecuted
+    /// The body has no `<try>`, or the element failed (resumable foreach).
+    case none
+    /// The `<try>` statements ran without error.
+    case tryBlockExecuted
+    /// The `<try>` failed and the `<except>` statements ran.
+    case exceptBlockExecuted
 }
 
 /// What a DAO proxy tells its `eventHandler`. The handler's Bool answers `shouldUpgrade`
