@@ -10,6 +10,14 @@ import LogStore
 /// delete declaring `result="int"` / `"long long"` returns its changed row count, `"bool"` true. A single-row result
 /// whose column is NULL gives nil; in the array forms NULL gives 0, false, "" or empty Data.
 ///
+/// ```swift
+/// DAOTypeRegistry.register(Message.self, as: "Message")
+/// let messages = try DataCenter.default.dao(configPath: url, userDependent: true)
+/// try messages.addMessages(messages: [m1, m2])            // foreach, one transaction
+/// let m = try messages.getMessage(msgId: "a") as? Message  // nil when there is no row
+/// let n = try messages.call("countMessages") as? Int
+/// ```
+///
 /// The table is set up on the first call on each store: the `TableVersions` table records the
 /// config's version per table, the initializer runs once, and upgrade blocks run from the stored
 /// version (see `eventHandler`). Thread-safe: the proxy's state is behind a lock; statements run
