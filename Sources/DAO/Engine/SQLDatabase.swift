@@ -263,10 +263,20 @@ public final class SQLDatabase: @unchecked Sendable {
     // MARK: Rows
 
     /// The row `rowid` of `table` as the statement sees it (pending writes first); nil if absent.
-    func row(_ table: TableState, _ rowid: Int64) throws -> [DAOValue]? {
+    /// With `columns` (sorted positions), only those are decoded; the others read as NULL.
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
         rowsVisited += 1
         if !table.overlay.isEmpty, let pending = table.overlay[rowid] { return pending }
-        let stored = try store.withValue(forKey: RowCodec.key(rowid: rowid), space: table.space) { RowCodec.decode($0) }
+        if let columns, columns.isEmpty {
+            // Nothing but the rowid is read: the rowid order says the row exists.
+            guard table.contains(rowid: rowid) else { return nil }
+            var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+            if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+            return values
+        }
+        let stored = try store.withValue(forKey: RowCodec.key(rowid: rowid), space: table.space) { bytes in
+            columns.map { RowCodec.decode(bytes, columns: $0) } ?? RowCodec.decode(bytes)
+        }
         guard let stored else { return nil }
         guard var values = stored else {
             throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
