@@ -135,6 +135,28 @@ extension Expr {
         }
     }
 
+    /// Adds the row slots (column positions; -1 for the rowid) the expression reads.
+    func collectSlots(into slots: inout Set<Int>) {
+        switch self {
+        case .slot(let index, _): slots.insert(index)
+        case .literal, .parameter, .column, .aggregate: return
+        case .unary(_, let e), .cast(let e, _), .isNull(let e, _): e.collectSlots(into: &slots)
+        case .binary(_, let a, let b), .glob(let a, let b, _):
+            a.collectSlots(into: &slots); b.collectSlots(into: &slots)
+        case .like(let a, let b, let c, _):
+            a.collectSlots(into: &slots); b.collectSlots(into: &slots); c?.collectSlots(into: &slots)
+        case .between(let a, let b, let c, _):
+            a.collectSlots(into: &slots); b.collectSlots(into: &slots); c.collectSlots(into: &slots)
+        case .inList(let a, let items, _):
+            a.collectSlots(into: &slots); for item in items { item.collectSlots(into: &slots) }
+        case .caseWhen(let base, let whens, let otherwise):
+            base?.collectSlots(into: &slots)
+            for (w, t) in whens { w.collectSlots(into: &slots); t.collectSlots(into: &slots) }
+            otherwise?.collectSlots(into: &slots)
+        case .function(_, let args, _, _): for arg in args { arg.collectSlots(into: &slots) }
+        }
+    }
+
     /// The AND-ed terms of a WHERE clause.
     var conjuncts: [Expr] {
         if case .binary(.and, let a, let b) = self { return a.conjuncts + b.conjuncts }

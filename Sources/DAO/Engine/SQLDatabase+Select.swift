@@ -92,6 +92,8 @@ struct CompiledSelect {
     var orderBy: [(expr: Expr, descending: Bool, output: Int?)]
     var aggregates: [AggregateCall]
     var isAggregate: Bool
+    /// Column positions the query reads (nil: all of them).
+    var columns: [Int]?
 }
 
 /// The compiled form of one parsed statement, valid while the schema version is unchanged.
@@ -193,8 +195,16 @@ extension SQLDatabase {
         if having != nil && groupBy.isEmpty && aggregates.isEmpty {
             throw DAOError.execution("a GROUP BY clause is required before HAVING")
         }
+        // The columns the query reads: rows are decoded only that far.
+        var slots = Set<Int>()
+        for expr in outputs + groupBy + orderBy.map(\.expr) { expr.collectSlots(into: &slots) }
+        whereClause?.collectSlots(into: &slots)
+        having?.collectSlots(into: &slots)
+        for call in aggregates { for arg in call.args { arg.collectSlots(into: &slots) } }
+        let columns = slots.filter { $0 >= 0 }.sorted()
         return CompiledSelect(table: table, names: names, outputs: outputs, whereClause: whereClause, groupBy: groupBy,
-                              having: having, orderBy: orderBy, aggregates: aggregates, isAggregate: isAggregate)
+                              having: having, orderBy: orderBy, aggregates: aggregates, isAggregate: isAggregate,
+                              columns: columns.count == (table?.definition.columns.count ?? 0) ? nil : columns)
     }
 
     /// Runs a SELECT and returns its rows.
@@ -284,7 +294,7 @@ extension SQLDatabase {
             }
             if let table {
                 try scan(table, path) { rowid in
-                    guard let row = try row(table, rowid) else { return true }
+                    guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
                     context.row = row
                     context.rowid = rowid
                     if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
@@ -311,7 +321,7 @@ extension SQLDatabase {
             }
         } else if let table {
             try scan(table, path) { rowid in
-                guard let row = try row(table, rowid) else { return true }
+                guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
                 context.row = row
                 context.rowid = rowid
                 if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
