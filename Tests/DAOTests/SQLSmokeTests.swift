@@ -24,4 +24,21 @@ final class SQLSmokeTests: XCTestCase {
         XCTAssertEqual(insert.lastInsertRowId, 3)
         XCTAssertEqual(try d.temporary.store.sql("SELECT count(*) FROM t"), [[.integer(3)]])
     }
+
+    func testCachedStatementsFollowSchemaChanges() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try db.execute("CREATE TABLE t (a)")
+        try db.execute("INSERT INTO t VALUES (1)")
+        let select = try db.prepare("SELECT * FROM t")
+        XCTAssertEqual(try select.execute().rows, [[.integer(1)]])
+        try db.execute("ALTER TABLE t ADD COLUMN b DEFAULT 'x'")
+        XCTAssertEqual(try select.execute().rows, [[.integer(1), .text("x")]])
+        XCTAssertEqual(try db.execute("SELECT * FROM t").columns, ["a", "b"])
+        try db.execute("DROP TABLE t")
+        XCTAssertThrowsError(try select.execute())
+        try db.execute("CREATE TABLE t (z)")
+        try db.execute("INSERT INTO t VALUES (9)")
+        XCTAssertEqual(try select.execute().rows, [[.integer(9)]])
+    }
 }

@@ -81,7 +81,7 @@ struct Planner {
                 for item in items {
                     guard let raw = try constant(item) else { usable = false; break }
                     if case .null = raw { continue }
-                    values.append(SQLValues.apply(SQLValues.comparisonAffinity(affinity, item.affinity), to: raw))
+                    values.append(SQLValues.apply(affinity == .blob ? nil : affinity, to: raw))
                 }
                 if usable { found.append((slot, .equal(values))) }
             case .between(.slot(let slot, let affinity), let low, let high, negated: false):
@@ -190,10 +190,7 @@ struct Planner {
                     if descending { range.lower = [value]; range.lowerInclusive = inclusive }
                     else { range.upper = [value]; range.upperInclusive = inclusive }
                 case .likePrefix(let prefix) where !descending:
-                    let upperCased = String(decoding: prefix.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
-                    let lowerCased = String(decoding: prefix.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-                    ranges = [KeyRange(lower: [.text(upperCased)], upper: [.text(lowerCased + "\u{10FFFF}")]),
-                              KeyRange(lower: [.blob([])], upper: nil)]
+                    ranges = Planner.likeRanges(prefix)
                 default: continue
                 }
             }
@@ -217,6 +214,30 @@ struct Planner {
             }
         }
         return (.fullScan(reverse: false), rowidOrder)
+    }
+
+    /// Key ranges holding every text that starts with a case variant of `prefix` (LIKE folds
+    /// ASCII letters), then the blobs (which LIKE also reads as text).
+    static func likeRanges(_ prefix: String) -> [KeyRange] {
+        let bytes = Array(prefix.utf8)
+        let letters = bytes.filter { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }.count
+        var ranges: [KeyRange] = []
+        if letters <= 5 {
+            var variants: [[UInt8]] = [[]]
+            for b in bytes {
+                let lower = b >= 0x41 && b <= 0x5A ? b + 0x20 : b
+                let upper = b >= 0x61 && b <= 0x7A ? b - 0x20 : b
+                variants = lower == upper ? variants.map { $0 + [b] } : variants.flatMap { [$0 + [upper], $0 + [lower]] }
+            }
+            let texts = variants.map { String(decoding: $0, as: UTF8.self) }.sorted { SQLValues.compareText($0, $1) < 0 }
+            ranges = texts.map { KeyRange(lower: [.text($0)], upper: [.text($0 + "\u{10FFFF}")]) }
+        } else {
+            let upperCased = String(decoding: bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+            let lowerCased = String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+            ranges = [KeyRange(lower: [.text(upperCased)], upper: [.text(lowerCased + "\u{10FFFF}")])]
+        }
+        ranges.append(KeyRange(lower: [.blob([])], upper: nil))
+        return ranges
     }
 
     /// Whether scanning `index` (after `skipping` equality columns) gives ORDER BY's order, and

@@ -13,6 +13,10 @@ struct Resolver {
     let alias: String?
     /// Aggregates found so far, when aggregates are allowed where resolving.
     var aggregates: [AggregateCall] = []
+    /// Result column aliases (lower-cased) and their parsed expressions: SQLite lets WHERE,
+    /// GROUP BY, HAVING and ORDER BY name them when no column has that name.
+    var aliases: [String: Expr] = [:]
+    private var expanding: Set<String> = []
 
     init(table: TableState?, alias: String? = nil) {
         self.table = table
@@ -42,6 +46,12 @@ struct Resolver {
         switch expr {
         case .literal, .parameter, .slot, .aggregate: return expr
         case .column(let qualifier, let name):
+            if qualifier == nil, let aliased = aliases[name.lowercased()], !expanding.contains(name.lowercased()),
+               table?.definition.columnIndex(name) == nil, !Resolver.rowidNames.contains(name.lowercased()) || table == nil {
+                expanding.insert(name.lowercased())
+                defer { expanding.remove(name.lowercased()) }
+                return try resolve(aliased, allowAggregates: allowAggregates)
+            }
             let (index, affinity) = try slot(of: name, qualifier: qualifier)
             return .slot(index, affinity)
         case .unary(let op, let inner): return .unary(op, try resolve(inner, allowAggregates: allowAggregates))
@@ -122,6 +132,28 @@ extension Expr {
             return (base?.containsAggregate ?? false) || whens.contains { $0.0.containsAggregate || $0.1.containsAggregate }
                 || (otherwise?.containsAggregate ?? false)
         case .function(_, let args, _, _): return args.contains(where: \.containsAggregate)
+        }
+    }
+
+    /// Adds the row slots (column positions; -1 for the rowid) the expression reads.
+    func collectSlots(into slots: inout Set<Int>) {
+        switch self {
+        case .slot(let index, _): slots.insert(index)
+        case .literal, .parameter, .column, .aggregate: return
+        case .unary(_, let e), .cast(let e, _), .isNull(let e, _): e.collectSlots(into: &slots)
+        case .binary(_, let a, let b), .glob(let a, let b, _):
+            a.collectSlots(into: &slots); b.collectSlots(into: &slots)
+        case .like(let a, let b, let c, _):
+            a.collectSlots(into: &slots); b.collectSlots(into: &slots); c?.collectSlots(into: &slots)
+        case .between(let a, let b, let c, _):
+            a.collectSlots(into: &slots); b.collectSlots(into: &slots); c.collectSlots(into: &slots)
+        case .inList(let a, let items, _):
+            a.collectSlots(into: &slots); for item in items { item.collectSlots(into: &slots) }
+        case .caseWhen(let base, let whens, let otherwise):
+            base?.collectSlots(into: &slots)
+            for (w, t) in whens { w.collectSlots(into: &slots); t.collectSlots(into: &slots) }
+            otherwise?.collectSlots(into: &slots)
+        case .function(_, let args, _, _): for arg in args { arg.collectSlots(into: &slots) }
         }
     }
 

@@ -1,10 +1,17 @@
+/// An INSERT resolved against the schema.
+struct CompiledInsert {
+    var table: TableState
+    var targets: [Int]
+    var values: [[Expr]]?
+}
+
 extension SQLDatabase {
     // MARK: INSERT
 
-    func runInsert(_ insert: InsertStatement, _ context: RowContext) throws -> SQLResult {
+    /// Resolves an INSERT's target columns and VALUES expressions.
+    func compileInsert(_ insert: InsertStatement) throws -> CompiledInsert {
         let table = try self.table(named: insert.table)
         let columns = table.definition.columns
-        // Target positions.
         var targets: [Int]
         if let names = insert.columns {
             targets = []
@@ -20,7 +27,36 @@ extension SQLDatabase {
         } else {
             targets = Array(columns.indices)
         }
-        // Source rows.
+        var values: [[Expr]]?
+        if let rows = insert.values {
+            if rows.isEmpty {
+                targets = []
+                values = [[]]
+            } else {
+                var resolver = Resolver(table: nil)
+                let resolved = try rows.map { row in try row.map { try resolver.resolve($0, allowAggregates: false) } }
+                if let first = resolved.first, first.count != targets.count {
+                    throw DAOError.execution(insert.columns == nil
+                        ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
+                        : "\(first.count) values for \(targets.count) columns")
+                }
+                values = resolved
+            }
+        }
+        return CompiledInsert(table: table, targets: targets, values: values)
+    }
+
+    func runInsert(_ insert: InsertStatement, _ context: RowContext, cache: CompiledBox? = nil) throws -> SQLResult {
+        let compiled: CompiledInsert
+        if let cache, cache.version == schemaVersion, let cached = cache.insert {
+            compiled = cached
+        } else {
+            compiled = try compileInsert(insert)
+            cache?.version = schemaVersion
+            cache?.insert = compiled
+        }
+        let table = compiled.table, targets = compiled.targets
+        let columns = table.definition.columns
         var sourceRows: [[DAOValue]] = []
         if let select = insert.select {
             sourceRows = try runSelect(select, context).rows
@@ -34,20 +70,8 @@ extension SQLDatabase {
                     ? "table \(table.name) has \(targets.count) columns but \(select.columns.count) values were supplied"
                     : "\(select.columns.count) values for \(targets.count) columns")
             }
-        } else if let values = insert.values {
-            if values.isEmpty {
-                targets = []
-                sourceRows = [[]]
-            } else {
-                var resolver = Resolver(table: nil)
-                let resolved = try values.map { row in try row.map { try resolver.resolve($0, allowAggregates: false) } }
-                if let first = resolved.first, first.count != targets.count {
-                    throw DAOError.execution(insert.columns == nil
-                        ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
-                        : "\(first.count) values for \(targets.count) columns")
-                }
-                sourceRows = try resolved.map { row in try row.map { try Evaluator.evaluate($0, context) } }
-            }
+        } else if let values = compiled.values {
+            sourceRows = try values.map { row in try row.map { try Evaluator.evaluate($0, context) } }
         }
         var changes = 0
         for source in sourceRows {
@@ -84,7 +108,10 @@ extension SQLDatabase {
     }
 
     func newRowid(_ table: TableState) throws -> Int64 {
-        let largest = max(table.maxRowid ?? 0, table.definition.autoincrement ? table.sequence : 0)
+        // max(rowid) + 1 (negative maxima included); 1 for an empty table; AUTOINCREMENT never
+        // goes below its sequence.
+        var largest = table.maxRowid ?? 0
+        if table.definition.autoincrement { largest = max(largest, table.sequence) }
         guard largest < Int64.max else {
             if table.definition.autoincrement { throw DAOError.execution("database or disk is full") }
             // SQLite then tries random rowids; the smallest free one is as good.
@@ -144,9 +171,17 @@ extension SQLDatabase {
         var row = row
         let context = RowContext(parameters: [])
         var rowid = try explicitRowid.flatMap { try rowidValue($0) }
-        guard try prepareRow(table, &row, mode: mode, context) else { return false }
         if rowid == nil { rowid = try newRowid(table) }
         guard let rowid else { return false }
+        // The AUTOINCREMENT sequence moves before the constraint checks, as in SQLite: a row
+        // that OR IGNORE then skips still uses up its number.
+        if table.definition.autoincrement && rowid > table.sequence {
+            let old = table.sequence
+            table.sequence = rowid
+            dirtyCatalog.insert(table.name.lowercased())
+            undoLog.append { [unowned table] in table.sequence = old }
+        }
+        guard try prepareRow(table, &row, mode: mode, context) else { return false }
         if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }
         // Conflicts: the rowid first, then unique indexes in order.
         var victims: [Int64] = []
@@ -169,12 +204,6 @@ extension SQLDatabase {
             if let old = try self.row(table, victim) { deleteRow(table, rowid: victim, row: old) }
         }
         insertRow(table, rowid: rowid, row: row)
-        if table.definition.autoincrement && rowid > table.sequence {
-            let old = table.sequence
-            table.sequence = rowid
-            dirtyCatalog.insert(table.name.lowercased())
-            undoLog.append { [unowned table] in table.sequence = old }
-        }
         lastInsertRowIdValue = rowid
         return true
     }

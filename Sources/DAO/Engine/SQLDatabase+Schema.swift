@@ -4,9 +4,11 @@ extension SQLDatabase {
     // MARK: Loading
 
     /// Reads the catalog and every table's rows, building rowid orders and indexes.
+    /// - Complexity: one sequential pass over the store's records, then a sort per index.
     func loadCatalog() throws {
         guard let space = try store.namedSpaces()["dao.catalog"] else { return }
         catalogSpace = space
+        var bySpace: [LogStore.KeySpace: TableState] = [:]
         for (key, value) in try store.entries(space: space) {
             let name = String(decoding: key, as: UTF8.self)
             let record = try CatalogCodec.decode(value, name: name)
@@ -23,37 +25,75 @@ extension SQLDatabase {
             }
             let table = TableState(definition: definition, space: record.space, spaceName: "")
             table.sequence = record.sequence
-            try loadRows(table)
             tables[name] = table
+            bySpace[record.space] = table
         }
+        try loadRows(bySpace)
     }
 
-    /// Reads the rows of `table` from its key space and builds the rowid order and indexes.
-    func loadRows(_ table: TableState) throws {
-        let entries = try store.entries(space: table.space)
-        var rowids: [Int64] = []
-        rowids.reserveCapacity(entries.count)
-        var indexEntries = [[IndexEntry]](repeating: [], count: table.indexes.count)
-        for i in indexEntries.indices { indexEntries[i].reserveCapacity(entries.count) }
-        for entry in entries {
-            guard let rowid = RowCodec.rowid(key: entry.key) else {
-                throw StoreError.corrupt("DAO table \(table.name): row key of \(entry.key.count) bytes")
+    /// Reads the rows of every table in one pass over the store's records (file order, live
+    /// records only) and builds each table's rowid order and indexes.
+    func loadRows(_ bySpace: [LogStore.KeySpace: TableState]) throws {
+        guard !bySpace.isEmpty else { return }
+        final class Loading {
+            var rowids: [Int64] = []
+            var indexEntries: [[IndexEntry]]
+            let wanted: [Int]
+            init(_ table: TableState) {
+                indexEntries = Array(repeating: [], count: table.indexes.count)
+                wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
             }
-            rowids.append(rowid)
-            guard !table.indexes.isEmpty else { continue }
-            guard var values = entry.value.withUnsafeBytes({ RowCodec.decode($0) }) else {
+        }
+        var loading: [LogStore.KeySpace: Loading] = [:]
+        for (space, table) in bySpace { loading[space] = Loading(table) }
+        // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
+        // read through `get` after the pass.
+        var transformed: [(LogStore.KeySpace, [UInt8])] = []
+        var failure: Error?
+        func add(_ table: TableState, _ state: Loading, rowid: Int64, value: UnsafeRawBufferPointer) throws {
+            state.rowids.append(rowid)
+            guard !table.indexes.isEmpty else { return }
+            guard var values = RowCodec.decode(value, columns: state.wanted) else {
                 throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
             }
             complete(&values, table: table, rowid: rowid)
             for i in table.indexes.indices {
-                indexEntries[i].append(IndexEntry(key: table.indexes[i].key(of: values), rowid: rowid))
+                state.indexEntries[i].append(IndexEntry(key: table.indexes[i].key(of: values), rowid: rowid))
             }
         }
-        table.rowids = SortedChunks(sorted: rowids)
-        for i in table.indexes.indices {
-            let index = table.indexes[i]
-            indexEntries[i].sort { index.less($0, $1) }
-            table.indexes[i].entries = SortedChunks(sorted: indexEntries[i])
+        try store.forEachRecord { record in
+            guard failure == nil, record.isLive, !record.isTombstone, let table = bySpace[record.space],
+                  let state = loading[record.space] else { return }
+            guard let rowid = RowCodec.rowid(key: record.key) else {
+                failure = StoreError.corrupt("DAO table \(table.name): row key of \(record.key.count) bytes")
+                return
+            }
+            if record.flags & 0x38 != 0 {
+                transformed.append((record.space, record.key))
+                return
+            }
+            do {
+                try record.value.withUnsafeBytes { try add(table, state, rowid: rowid, value: $0) }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        for (space, key) in transformed {
+            guard let table = bySpace[space], let state = loading[space], let rowid = RowCodec.rowid(key: key),
+                  let value = try store.get(forKey: key, space: space) else { continue }
+            try value.withUnsafeBytes { try add(table, state, rowid: rowid, value: $0) }
+        }
+        for (space, table) in bySpace {
+            guard let state = loading[space] else { continue }
+            state.rowids.sort()
+            table.rowids = SortedChunks(sorted: state.rowids)
+            for i in table.indexes.indices {
+                let descending = table.indexes[i].schema.descending
+                state.indexEntries[i].sort { IndexState.less($0, $1, descending) }
+                table.indexes[i].entries = SortedChunks(sorted: state.indexEntries[i])
+                state.indexEntries[i] = []
+            }
         }
     }
 

@@ -81,6 +81,29 @@ struct Accumulator {
     }
 }
 
+/// A SELECT resolved against the schema: what does not depend on the arguments.
+struct CompiledSelect {
+    var table: TableState?
+    var names: [String]
+    var outputs: [Expr]
+    var whereClause: Expr?
+    var groupBy: [Expr]
+    var having: Expr?
+    var orderBy: [(expr: Expr, descending: Bool, output: Int?)]
+    var aggregates: [AggregateCall]
+    var isAggregate: Bool
+    /// Column positions the query reads (nil: all of them).
+    var columns: [Int]?
+}
+
+/// The compiled form of one parsed statement, valid while the schema version is unchanged.
+/// Touched only under the database's statement lock.
+final class CompiledBox: @unchecked Sendable {
+    var version = -1
+    var select: CompiledSelect?
+    var insert: CompiledInsert?
+}
+
 /// One group of an aggregate query.
 struct Group {
     var accumulators: [Accumulator]
@@ -99,9 +122,15 @@ extension SQLDatabase {
     }
 
     /// Runs a SELECT and returns its rows.
-    func runSelect(_ select: SelectStatement, _ context: RowContext) throws -> SQLResult {
+    /// Resolves a SELECT against the current schema (cached per statement and schema version).
+    func compileSelect(_ select: SelectStatement) throws -> CompiledSelect {
         let table = try select.table.map { try self.table(named: $0) }
         var resolver = Resolver(table: table, alias: select.tableAlias)
+        for column in select.columns {
+            if let alias = column.alias, case .expression(let expr) = column.kind {
+                resolver.aliases[alias.lowercased()] = expr
+            }
+        }
 
         // Result columns.
         var names: [String] = []
@@ -166,6 +195,32 @@ extension SQLDatabase {
         if having != nil && groupBy.isEmpty && aggregates.isEmpty {
             throw DAOError.execution("a GROUP BY clause is required before HAVING")
         }
+        // The columns the query reads: rows are decoded only that far.
+        var slots = Set<Int>()
+        for expr in outputs + groupBy + orderBy.map(\.expr) { expr.collectSlots(into: &slots) }
+        whereClause?.collectSlots(into: &slots)
+        having?.collectSlots(into: &slots)
+        for call in aggregates { for arg in call.args { arg.collectSlots(into: &slots) } }
+        let columns = slots.filter { $0 >= 0 }.sorted()
+        return CompiledSelect(table: table, names: names, outputs: outputs, whereClause: whereClause, groupBy: groupBy,
+                              having: having, orderBy: orderBy, aggregates: aggregates, isAggregate: isAggregate,
+                              columns: columns.count == (table?.definition.columns.count ?? 0) ? nil : columns)
+    }
+
+    /// Runs a SELECT and returns its rows.
+    func runSelect(_ select: SelectStatement, _ context: RowContext, cache: CompiledBox? = nil) throws -> SQLResult {
+        let compiled: CompiledSelect
+        if let cache, cache.version == schemaVersion, let cached = cache.select {
+            compiled = cached
+        } else {
+            compiled = try compileSelect(select)
+            cache?.version = schemaVersion
+            cache?.select = compiled
+        }
+        let table = compiled.table, names = compiled.names, outputs = compiled.outputs, whereClause = compiled.whereClause
+        let groupBy = compiled.groupBy, having = compiled.having, orderBy = compiled.orderBy
+        let aggregates = compiled.aggregates, isAggregate = compiled.isAggregate
+
         let limit = try integerClause(select.limit, context)
         let offset = max(try integerClause(select.offset, context) ?? 0, 0)
         let wanted: Int64? = limit.flatMap { $0 < 0 ? nil : $0 }
@@ -231,14 +286,15 @@ extension SQLDatabase {
                     let took = try groups[index].accumulators[a].add(context)
                     if took && a == singleMinMax { tookRow = true }
                 }
-                if singleMinMax == nil || tookRow {
+                // Bare columns read the group's first row, or the row a lone min()/max() chose.
+                if tookRow {
                     groups[index].row = context.row
                     groups[index].rowid = context.rowid
                 }
             }
             if let table {
                 try scan(table, path) { rowid in
-                    guard let row = try row(table, rowid) else { return true }
+                    guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
                     context.row = row
                     context.rowid = rowid
                     if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
@@ -265,7 +321,7 @@ extension SQLDatabase {
             }
         } else if let table {
             try scan(table, path) { rowid in
-                guard let row = try row(table, rowid) else { return true }
+                guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
                 context.row = row
                 context.rowid = rowid
                 if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }

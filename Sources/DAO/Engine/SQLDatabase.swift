@@ -168,7 +168,7 @@ public final class SQLDatabase: @unchecked Sendable {
             let mark = undoLog.count
             let savedRowId = lastInsertRowIdValue
             do {
-                var result = try runStatement(parsed.statement, parameters: parameters)
+                var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled)
                 if !explicitTransaction { try commit() }
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
@@ -181,11 +181,11 @@ public final class SQLDatabase: @unchecked Sendable {
         }
     }
 
-    func runStatement(_ statement: Statement, parameters: [DAOValue]) throws -> SQLResult {
+    func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
         let context = RowContext(parameters: parameters)
         switch statement {
-        case .select(let select): return try runSelect(select, context)
-        case .insert(let insert): return try runInsert(insert, context)
+        case .select(let select): return try runSelect(select, context, cache: cache)
+        case .insert(let insert): return try runInsert(insert, context, cache: cache)
         case .update(let update): return try runUpdate(update, context)
         case .delete(let delete): return try runDelete(delete, context)
         case .createTable(let create): try createTable(create); return SQLResult()
@@ -263,10 +263,20 @@ public final class SQLDatabase: @unchecked Sendable {
     // MARK: Rows
 
     /// The row `rowid` of `table` as the statement sees it (pending writes first); nil if absent.
-    func row(_ table: TableState, _ rowid: Int64) throws -> [DAOValue]? {
+    /// With `columns` (sorted positions), only those are decoded; the others read as NULL.
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
         rowsVisited += 1
         if !table.overlay.isEmpty, let pending = table.overlay[rowid] { return pending }
-        let stored = try store.withValue(forKey: RowCodec.key(rowid: rowid), space: table.space) { RowCodec.decode($0) }
+        if let columns, columns.isEmpty {
+            // Nothing but the rowid is read: the rowid order says the row exists.
+            guard table.contains(rowid: rowid) else { return nil }
+            var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+            if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+            return values
+        }
+        let stored = try store.withValue(forKey: RowCodec.key(rowid: rowid), space: table.space) { bytes in
+            columns.map { RowCodec.decode(bytes, columns: $0) } ?? RowCodec.decode(bytes)
+        }
         guard let stored else { return nil }
         guard var values = stored else {
             throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
@@ -327,6 +337,8 @@ struct ParsedStatement: Sendable {
     var statement: Statement
     var parameterCount: Int
     var parameterNames: [String: Int]
+    /// Its resolution against the schema, reused while the schema is unchanged.
+    let compiled = CompiledBox()
 
     func bind(named arguments: [String: DAOValue]) -> [DAOValue] {
         var values = [DAOValue](repeating: .null, count: parameterCount)

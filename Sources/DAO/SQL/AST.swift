@@ -62,7 +62,6 @@ indirect enum Expr: Sendable {
         switch self {
         case .slot(_, let affinity): return affinity
         case .cast(_, let typeName): return Affinity(declaredType: typeName)
-        case .unary(.plus, let inner): return inner.affinity
         default: return nil
         }
     }

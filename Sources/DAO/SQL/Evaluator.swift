@@ -70,7 +70,8 @@ enum Evaluator {
             for item in items {
                 let candidate = try evaluate(item, context)
                 if case .null = candidate { sawNull = true; continue }
-                let affinity = SQLValues.comparisonAffinity(left.affinity, item.affinity)
+                // SQLite compares with the left operand's affinity only.
+                let affinity = left.affinity == .blob ? nil : left.affinity
                 if SQLValues.compare(SQLValues.apply(affinity, to: value), SQLValues.apply(affinity, to: candidate)) == 0 {
                     return .integer(negated ? 0 : 1)
                 }
@@ -99,6 +100,8 @@ enum Evaluator {
                 escapeCharacter = first
             }
             guard let text = SQLValues.text(of: value), let patternText = SQLValues.text(of: patternValue) else { return .null }
+            if case .blob = value { return .integer(negated ? 1 : 0) }
+            if case .blob = patternValue { return .integer(negated ? 1 : 0) }
             let cacheKey = escapeCharacter.map { String($0) + "\u{0}" + patternText } ?? patternText
             let compiled: LikePattern
             if let cached = context.likePatterns[cacheKey] {
@@ -109,8 +112,11 @@ enum Evaluator {
             }
             return .integer(compiled.matches(text) != negated ? 1 : 0)
         case .glob(let subject, let pattern, let negated):
-            guard let text = SQLValues.text(of: try evaluate(subject, context)),
-                  let patternText = SQLValues.text(of: try evaluate(pattern, context)) else { return .null }
+            let value = try evaluate(subject, context), patternValue = try evaluate(pattern, context)
+            guard let text = SQLValues.text(of: value), let patternText = SQLValues.text(of: patternValue) else { return .null }
+            // SQLite 3.40 matches no blob (on either side) with LIKE or GLOB.
+            if case .blob = value { return .integer(negated ? 1 : 0) }
+            if case .blob = patternValue { return .integer(negated ? 1 : 0) }
             return .integer(Glob.matches(pattern: patternText, text) != negated ? 1 : 0)
         case .caseWhen(let base, let whens, let otherwise):
             if let base {

@@ -263,7 +263,12 @@ struct Parser {
                     value = try parseExpression()
                     try expectSymbol(")")
                 } else if acceptSymbol("-") {
-                    value = .unary(.negate, try parseLiteralOnly())
+                    if current.kind == .integer, Parser.integerMagnitude(current.text) == UInt64(Int64.max) + 1 {
+                        position += 1
+                        value = .literal(.integer(Int64.min))
+                    } else {
+                        value = .unary(.negate, try parseLiteralOnly())
+                    }
                 } else if acceptSymbol("+") {
                     value = try parseLiteralOnly()
                 } else if current.kind == .identifier, ["CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"].contains(current.upper) {

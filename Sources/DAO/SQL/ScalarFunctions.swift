@@ -88,9 +88,11 @@ enum ScalarFunctions {
             let needle = Array((SQLValues.text(of: args[1]) ?? "").unicodeScalars)
             return .integer(Int64(firstIndex(of: needle, in: haystack).map { $0 + 1 } ?? 0))
         case "replace":
-            guard let text = SQLValues.text(of: args[0]), let pattern = SQLValues.text(of: args[1]),
-                  let replacement = SQLValues.text(of: args[2]) else { return .null }
-            if pattern.isEmpty { return .text(text) }
+            // As SQLite: NULL X or Y gives NULL; an empty Y (or one starting with NUL) gives X
+            // itself, whatever Z is; then a NULL Z gives NULL.
+            guard let text = SQLValues.text(of: args[0]), let pattern = SQLValues.text(of: args[1]) else { return .null }
+            if pattern.utf8.first == nil || pattern.utf8.first == 0 { return args[0] }
+            guard let replacement = SQLValues.text(of: args[2]) else { return .null }
             let source = Array(text.utf8), find = Array(pattern.utf8), with = Array(replacement.utf8)
             var out: [UInt8] = []
             var i = 0
@@ -140,6 +142,7 @@ enum ScalarFunctions {
         let bytes: [UInt8]
         var scalars: [Unicode.Scalar] = []
         if case .blob(let b) = args[0] {
+            if b.isEmpty { return .null } // SQLite reads an empty blob as a NULL pointer
             isBlob = true
             bytes = b
         } else {
@@ -201,34 +204,44 @@ enum ScalarFunctions {
         return .real(printfRound(r, Int(digits)))
     }
 
-    /// What SQLite's "%.*f" then atof gives: add half a unit of the last digit in extended
-    /// precision, then cut.
+    /// What SQLite's "%.*f" then atof gives: SQLite's printf adds half a unit of the last digit
+    /// (plus 3e-16 of the value when few digits are asked) in extended precision, then writes at
+    /// most 16 significant digits.
     static func printfRound(_ r: Double, _ digits: Int) -> Double {
         let negative = r < 0
+        let magnitude = Swift.abs(r)
+        var rounderDouble = 0.5
+        for _ in 0..<digits { rounderDouble /= 10 }
+        let table: [Double] = [5.0e-01, 5.0e-02, 5.0e-03, 5.0e-04, 5.0e-05, 5.0e-06, 5.0e-07, 5.0e-08, 5.0e-09, 5.0e-10]
+        rounderDouble = table[digits % 10]
+        var idx = digits
+        while idx >= 10 { rounderDouble *= 1.0e-10; idx -= 10 }
+        let exponent = Int((magnitude.bitPattern >> 52) & 0x7FF) - 1023
         #if arch(x86_64) || arch(i386)
-        var value = Float80(Swift.abs(r))
-        var rounder: Float80 = 0.5
-        for _ in 0..<digits { rounder *= 0.1 }
+        var value = Float80(magnitude)
+        var rounder = Float80(rounderDouble)
+        if digits + exponent / 3 < 15 { rounder += value * 3e-16 }
         value += rounder
         var scale: Float80 = 1
         for _ in 0..<digits { scale *= 10 }
         let scaled = (value * scale).rounded(.towardZero)
-        if scaled >= 9.2e18 { return r }
-        let text = String(Int64(scaled))
         #else
-        var value = Swift.abs(r)
-        var rounder = 0.5
-        for _ in 0..<digits { rounder *= 0.1 }
+        var value = magnitude
+        var rounder = rounderDouble
+        if digits + exponent / 3 < 15 { rounder += value * 3e-16 }
         value += rounder
         let scaled = (value * pow(10, Double(digits))).rounded(.towardZero)
-        if scaled >= 9.2e18 { return r }
-        let text = String(Int64(scaled))
         #endif
-        var integerText = text
-        while integerText.count <= digits { integerText = "0" + integerText }
-        let cut = integerText.index(integerText.endIndex, offsetBy: -digits)
-        let decimal = integerText[..<cut] + "." + integerText[cut...]
-        let result = Double(String(decimal)) ?? r
+        if scaled >= 9.2e18 { return r }
+        var text = Array(String(Int64(scaled)))
+        // Only 16 significant digits are written; the rest are zeros.
+        if let firstNonZero = text.firstIndex(where: { $0 != "0" }), text.count - firstNonZero > 16 {
+            for i in (firstNonZero + 16)..<text.count { text[i] = "0" }
+        }
+        while text.count <= digits { text.insert("0", at: 0) }
+        let cut = text.count - digits
+        let decimal = String(text[..<cut]) + "." + String(text[cut...])
+        let result = Double(decimal) ?? r
         return negative ? -result : result
     }
 }

@@ -188,13 +188,14 @@ enum SQLValues {
     }
 
     /// The affinity both operands of a comparison get (SQLite's sqlite3CompareAffinity).
+    /// A column declared without a type has BLOB affinity, which counts as an affinity here (it
+    /// keeps a TEXT operand from converting it); literals have none.
     static func comparisonAffinity(_ left: Affinity?, _ right: Affinity?) -> Affinity? {
-        let l = left == .blob ? nil : left
-        let r = right == .blob ? nil : right
-        if let l, let r {
+        if let l = left, let r = right {
             return (l.isNumeric || r.isNumeric) ? .numeric : nil
         }
-        return l ?? r
+        let one = left ?? right
+        return one == .blob ? nil : one
     }
 
     static func realValue(_ value: DAOValue) -> DAOValue {
@@ -355,14 +356,26 @@ enum SQLValues {
             if s == 0 { return .null }
             result = r / s
         case .remainder:
-            let i = saturatingInteger(r)
-            var j = saturatingInteger(s)
+            // SQLite takes each operand's integer value: reals truncated, text by its leading
+            // integer digits ('1e3' is 1).
+            let i = remainderOperand(a)
+            var j = remainderOperand(b)
             if j == 0 { return .null }
             if j == -1 { j = 1 }
             result = Double(i % j)
         default: return .null
         }
         return result.isNaN ? .null : .real(result)
+    }
+
+    static func remainderOperand(_ value: DAOValue) -> Int64 {
+        switch value {
+        case .integer(let i): return i
+        case .real(let r): return saturatingInteger(r)
+        default:
+            if case .integer(let i) = castInteger(value) { return i }
+            return 0
+        }
     }
 
     static func double(_ value: DAOValue) -> Double {

@@ -86,6 +86,47 @@ enum RowCodec {
         return values
     }
 
+    /// Decodes only the columns in `columns` (sorted positions); the others come back NULL.
+    /// Used to build indexes without materializing whole rows.
+    static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]) -> [DAOValue]? {
+        guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
+        var position = 1
+        guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
+        var values = [DAOValue](repeating: .null, count: Int(count))
+        var next = 0
+        for column in 0..<Int(count) {
+            guard next < columns.count else { break }
+            guard position < bytes.count else { return nil }
+            let tag = bytes[position]
+            position += 1
+            let wanted = columns[next] == column
+            if wanted { next += 1 }
+            switch tag {
+            case 0: continue
+            case 1:
+                guard let raw = readVarint(bytes, &position) else { return nil }
+                if wanted { values[column] = .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))) }
+            case 2:
+                guard position + 8 <= bytes.count else { return nil }
+                if wanted {
+                    var bits: UInt64 = 0
+                    for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
+                    values[column] = .real(Double(bitPattern: bits))
+                }
+                position += 8
+            case 3, 4:
+                guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
+                if wanted {
+                    let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
+                    values[column] = tag == 3 ? .text(String(decoding: slice, as: UTF8.self)) : .blob([UInt8](slice))
+                }
+                position += Int(length)
+            default: return nil
+            }
+        }
+        return values
+    }
+
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
