@@ -51,6 +51,7 @@ final class DifferentialTests: XCTestCase {
     /// itself returning unordered rows in reverse.
     func testComparisonIgnoresOrderTheStatementLeavesOpen() throws {
         try check(DifferentialRunner(makeReference: { try SQLiteDifferentialEngine() },
-                                     makeCandidate: { try SQLiteDifferentialEngine(reverseUnordered: true) }))
+                                     makeCandidate: { try SQLiteDifferentialEngine(reverseUnordered: true) },
+                                     candidateStatementsAreAtomic: false))
     }
 }

@@ -8,7 +8,12 @@ struct ExpressionGenerator {
         let d = depth - 1
         switch random.int(0...17) {
         case 0, 1:
-            return "(\(scalar(d, random: &random)) \(random.pick(["+", "-", "*", "/", "%"])) \(scalar(d, random: &random)))"
+            let op = random.pick(["+", "-", "*", "/", "%"])
+            if op == "%", OpenFindings.avoid("F8") {
+                // F8: `%` with text operands.
+                return "(CAST(\(scalar(d, random: &random)) AS REAL) % CAST(\(scalar(d, random: &random)) AS REAL))"
+            }
+            return "(\(scalar(d, random: &random)) \(op) \(scalar(d, random: &random)))"
         case 2:
             return "(\(scalar(d, random: &random)) || \(scalar(d, random: &random)))"
         case 3, 4:
@@ -17,25 +22,33 @@ struct ExpressionGenerator {
             return "(\(condition(d, random: &random)) \(random.pick(["AND", "OR"])) \(condition(d, random: &random)))"
         case 6:
             // A space after the sign: "--17" would start a comment.
-            return random.pick(["(- \(scalar(d, random: &random)))", "(NOT \(scalar(d, random: &random)))", "(+ \(scalar(d, random: &random)))"])
+            var forms = ["(- \(scalar(d, random: &random)))", "(NOT \(scalar(d, random: &random)))"]
+            // F10: unary + keeps a column's affinity.
+            if !OpenFindings.avoid("F10") { forms.append("(+ \(scalar(d, random: &random)))") }
+            return random.pick(forms)
         case 7, 8:
             return function(d, random: &random)
         case 9:
             return caseExpression(d, random: &random)
         case 10:
-            return "CAST(\(scalar(d, random: &random)) AS \(random.pick(["INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC"])))"
+            // F12: CAST(... AS NUMERIC) of integral values of 2^51 and more.
+            let types = OpenFindings.avoid("F12") ? ["INTEGER", "REAL", "TEXT", "BLOB"] : ["INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC"]
+            return "CAST(\(scalar(d, random: &random)) AS \(random.pick(types)))"
         case 11:
             return "(\(scalar(d, random: &random)) IS\(random.chance(0.5) ? " NOT" : "") NULL)"
         case 12:
-            let list = (0..<random.int(1...4)).map { _ in leafOrLiteral(random: &random) }.joined(separator: ", ")
+            // F7: columns inside the IN list.
+            let list = (0..<random.int(1...4)).map { _ in
+                OpenFindings.avoid("F7") ? ValueGenerator.literal(random: &random) : leafOrLiteral(random: &random)
+            }.joined(separator: ", ")
             return "(\(scalar(d, random: &random))\(random.chance(0.3) ? " NOT" : "") IN (\(list)))"
         case 13:
             return "(\(scalar(d, random: &random))\(random.chance(0.3) ? " NOT" : "") BETWEEN \(leaf(random: &random)) AND \(leaf(random: &random)))"
         case 14:
             let escape = random.chance(0.2) ? " ESCAPE '\\'" : ""
-            return "(\(scalar(d, random: &random))\(random.chance(0.3) ? " NOT" : "") LIKE \(ValueGenerator.likePattern(random: &random))\(escape))"
+            return "(\(patternOperand(d, random: &random))\(random.chance(0.3) ? " NOT" : "") LIKE \(ValueGenerator.likePattern(random: &random))\(escape))"
         case 15:
-            return "(\(scalar(d, random: &random)) GLOB \(ValueGenerator.globPattern(random: &random)))"
+            return "(\(patternOperand(d, random: &random)) GLOB \(ValueGenerator.globPattern(random: &random)))"
         case 16:
             return "(\(scalar(d, random: &random)) IS\(random.chance(0.5) ? " NOT" : "") \(leaf(random: &random)))"
         default:
@@ -52,6 +65,13 @@ struct ExpressionGenerator {
     func comparison(_ depth: Int, random: inout SeededRandom) -> String {
         let op = random.pick(["=", "==", "!=", "<>", "<", "<=", ">", ">="])
         return "(\(scalar(depth, random: &random)) \(op) \(scalar(depth, random: &random)))"
+    }
+
+    /// The left operand of LIKE and GLOB.
+    func patternOperand(_ d: Int, random: inout SeededRandom) -> String {
+        let operand = scalar(d, random: &random)
+        // F4: LIKE and GLOB with a blob operand.
+        return OpenFindings.avoid("F4") ? "CAST(\(operand) AS TEXT)" : operand
     }
 
     /// A GROUP BY or ORDER BY term: never an integer literal, which SQLite reads as a result
@@ -81,15 +101,19 @@ struct ExpressionGenerator {
         case 0: return "length(\(x))"
         case 1: return "lower(\(x))"
         case 2: return "upper(\(x))"
-        case 3: return "substr(\(x), \(ValueGenerator.smallInteger(random: &random)))"
-        case 4: return "substr(\(x), \(ValueGenerator.smallInteger(random: &random)), \(ValueGenerator.smallInteger(random: &random)))"
+        // F5: substr of an empty blob.
+        case 3: return "substr(\(OpenFindings.avoid("F5") ? "CAST(\(x) AS TEXT)" : x), \(ValueGenerator.smallInteger(random: &random)))"
+        case 4: return "substr(\(OpenFindings.avoid("F5") ? "CAST(\(x) AS TEXT)" : x), \(ValueGenerator.smallInteger(random: &random)), \(ValueGenerator.smallInteger(random: &random)))"
         case 5: return "abs(\(x))"
         case 6: return "coalesce(\(x), \(leaf(random: &random))\(random.chance(0.5) ? ", \(leaf(random: &random))" : ""))"
         case 7: return "ifnull(\(x), \(leaf(random: &random)))"
         case 8: return "typeof(\(x))"
         case 9: return random.chance(0.5) ? "trim(\(x))" : "trim(\(x), \(random.pick(["'a'", "' 1'", "'x'", "''"])))"
         case 10: return "instr(\(x), \(leaf(random: &random)))"
-        case 11: return "replace(\(x), \(leaf(random: &random)), \(leaf(random: &random)))"
+        case 11:
+            // F6: replace with an empty (or NUL-led) pattern.
+            let pattern = OpenFindings.avoid("F6") ? random.pick(["'a'", "'1'", "'ab'", "' '", "'.'"]) : leaf(random: &random)
+            return "replace(\(x), \(pattern), \(leaf(random: &random)))"
         case 12: return "round(\(x))"
         case 13: return "round(\(x), \(random.int(-1...4)))"
         default: return "length(CAST(\(x) AS TEXT))"

@@ -45,10 +45,13 @@ struct GeneratedTable {
 /// Random schemas over every affinity and constraint of the subset.
 enum SchemaGenerator {
     /// Declared types covering the five affinities, spelled as real schemas spell them.
-    static let declaredTypes: [String?] = [
-        "INTEGER", "INT", "BIGINT", "long", "boolean", "TEXT", "VARCHAR(10)", "char(64)", "CLOB",
-        "REAL", "DOUBLE", "FLOAT", "BLOB", nil, "NUMERIC", "DECIMAL(10,2)", "DATE",
-    ]
+    static var declaredTypes: [String?] {
+        var types: [String?] = ["INTEGER", "INT", "BIGINT", "long", "boolean", "TEXT", "VARCHAR(10)", "char(64)", "CLOB",
+                                "REAL", "DOUBLE", "FLOAT", "NUMERIC", "DECIMAL(10,2)", "DATE"]
+        // F9: a BLOB-affinity column compared with a TEXT-affinity operand.
+        if !OpenFindings.avoid("F9") { types += ["BLOB", nil] }
+        return types
+    }
 
     /// `count` tables named t0, t1, ...
     static func tables(_ count: Int, random: inout SeededRandom) -> [GeneratedTable] {
@@ -58,7 +61,7 @@ enum SchemaGenerator {
     static func table(named name: String, random: inout SeededRandom) -> GeneratedTable {
         var columns: [GeneratedColumn] = []
         if random.chance(0.4) {
-            columns.append(GeneratedColumn(name: "id", declaredType: "INTEGER", integerPrimaryKey: true, autoincrement: random.chance(0.3)))
+            columns.append(GeneratedColumn(name: "id", declaredType: "INTEGER", integerPrimaryKey: true, autoincrement: !OpenFindings.avoid("F3") && random.chance(0.3)))
         }
         for index in 0..<random.int(2...5) {
             var column = GeneratedColumn(name: "c\(index)", declaredType: random.pick(declaredTypes))
@@ -66,6 +69,8 @@ enum SchemaGenerator {
             column.notNull = random.chance(0.12)
             if random.chance(0.25) || column.notNull && random.chance(0.7) {
                 column.defaultLiteral = ValueGenerator.literal(random: &random, allowNull: !column.notNull)
+                // F1: DEFAULT -9223372036854775808.
+                if OpenFindings.avoid("F1"), column.defaultLiteral == "-9223372036854775808" { column.defaultLiteral = "-1" }
             }
             columns.append(column)
         }

@@ -68,11 +68,24 @@ enum ResultComparator {
         a.map(Canonical.key).sorted() == b.map(Canonical.key).sorted()
     }
 
+    /// A spelling equal for values ORDER BY treats as equal (0 and -0.0 and 0.0, 3 and 3.0),
+    /// so ties of different storage classes fall into one group; rows inside a group are still
+    /// compared exactly.
+    static func sortKey(_ value: DAOValue) -> String {
+        switch value {
+        case .integer(let i): return "n\(i)"
+        case .real(let d):
+            if let exact = Int64(exactly: d) { return "n\(exact)" }
+            return Canonical.key(value)
+        default: return Canonical.key(value)
+        }
+    }
+
     /// Consecutive rows with equal ORDER BY key values.
     static func groups(_ rows: [[DAOValue]], _ keys: [Int]) -> [(key: String, rows: [[DAOValue]])] {
         var result: [(key: String, rows: [[DAOValue]])] = []
         for row in rows {
-            let key = keys.map { $0 < row.count ? Canonical.key(row[$0]) : "?" }.joined(separator: "|")
+            let key = keys.map { $0 < row.count ? sortKey(row[$0]) : "?" }.joined(separator: "|")
             if let last = result.last, last.key == key {
                 result[result.count - 1].rows.append(row)
             } else {
