@@ -76,7 +76,9 @@ final class XMLDAOFactoryTests: PreferencesTestCase {
         XCTAssertEqual(try common.count() as? Int, 0)
         // A reset closes the database store: proxies made before throw closed, new ones start empty.
         try center.reset()
-        XCTAssertThrowsError(try a.count()) { error in
+        // (A write: reads of a closed store's tables are served from the engine's memory, see
+        // /work/dao-findings.md, dao-xml 06:31.)
+        XCTAssertThrowsError(try a.add(text: "after reset")) { error in
             guard case StoreError.closed = error else { return XCTFail("\(error)") }
         }
         let fresh = try center.dao(configPath: try writeConfig(), databasePath: URL(string: "Documents/notes.db")!)
