@@ -66,6 +66,25 @@ final class XMLProxyTests: XCTestCase {
          Message(msgId: "c", time: 3, content: "it's", unread: true)]
     }
 
+    // MARK: Public initializers
+
+    func testConfigFileOnAStoreThroughThePublicInitializers() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dao-xml-file-\(UUID().uuidString)")
+        directories.append(directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent("messages.xml")
+        try XMLCorpus.messages.write(to: file, atomically: true, encoding: .utf8)
+        let store = try LogStore(directory: directory.appendingPathComponent("store"))
+        let fromFile = try DAOProxy(contentsOf: file, store: store)
+        _ = try fromFile.addMessages(messages: Self.messages())
+        let fromText = try DAOProxy(configText: XMLCorpus.messages, store: store)
+        XCTAssertEqual(try fromText.countMessages() as? Int, 3)
+        XCTAssertThrowsError(try DAOProxy(contentsOf: directory.appendingPathComponent("missing.xml"), store: store))
+        XCTAssertThrowsError(try DAOProxy(configText: "<module>", store: store)) { error in
+            guard case DAOError.config(_, 1, _) = error else { return XCTFail("\(error)") }
+        }
+    }
+
     // MARK: The message table
 
     func testMessageTableInStyleOfSourceExamples() throws {
