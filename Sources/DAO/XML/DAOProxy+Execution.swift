@@ -52,7 +52,7 @@ extension DAOProxy {
             }
         }
         state.withLock {
-            $0.lastInsertRowId = run.lastInsertRowId
+            if run.statements > 0 { $0.lastInsertRowId = run.lastInsertRowId }
             if method.kind != .select { $0.lastChangedRowCount = run.changes }
         }
         // A select's rows (none when it ran no query), or the rows of another method's query
@@ -75,6 +75,7 @@ extension DAOProxy {
 
     /// What the statements of one call did.
     struct Run {
+        var statements = 0
         var changes = 0
         var lastInsertRowId: Int64 = 0
         var query: SQLResult?
@@ -88,6 +89,7 @@ extension DAOProxy {
         func runAll(_ statements: [RenderedSQL]) throws {
             for statement in statements {
                 let result = try db.execute(statement.text, arguments: statement.bindings)
+                run.statements += 1
                 run.changes += result.changes
                 run.lastInsertRowId = result.lastInsertRowId
                 if result.isQuery { run.query = result }
