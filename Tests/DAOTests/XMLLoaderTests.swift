@@ -102,15 +102,17 @@ final class XMLLoaderTests: XCTestCase {
         }
     }
 
-    /// Mutated configs (bytes dropped, duplicated, replaced) load or fail with a config error;
-    /// they never trap or hang. Deterministic; more rounds with DAO_XML_FUZZ_ROUNDS.
+    /// Mutated configs (bytes dropped, inserted, replaced) load or fail with a config error, and
+    /// those that load render every method (with no arguments) or fail with a DAOError; they never
+    /// trap or hang. Deterministic; more rounds with DAO_XML_FUZZ_ROUNDS (e.g. 20000).
     func testMutatedConfigsNeverCrash() {
         let rounds = Int(ProcessInfo.processInfo.environment["DAO_XML_FUZZ_ROUNDS"] ?? "") ?? 300
         var generator = SplitMix(seed: 42)
-        let base = Array(XMLCorpus.messages.utf8)
+        let corpus = [XMLCorpus.messages, XMLCorpus.demo, XMLDynamicSQLTests.config, XMLProxyTests.batches,
+                      XMLProxyTests.results].map { Array($0.utf8) }
         let alphabet = Array("<>/=\"'&;#{}$@%![]-?.abc \n".utf8)
-        for _ in 0..<rounds {
-            var bytes = base
+        for round in 0..<rounds {
+            var bytes = corpus[round % corpus.count]
             for _ in 0..<(1 + Int(generator.next() % 4)) {
                 let i = Int(generator.next() % UInt64(bytes.count))
                 switch generator.next() % 3 {
@@ -120,7 +122,10 @@ final class XMLLoaderTests: XCTestCase {
                 }
             }
             do {
-                _ = try ConfigLoader.load(String(decoding: bytes, as: UTF8.self))
+                let config = try ConfigLoader.load(String(decoding: bytes, as: UTF8.self))
+                for id in config.methods.keys {
+                    _ = try? XMLCorpus.render(config, id, [:], table: "t")
+                }
             } catch let error as DAOError {
                 guard case .config = error else { return XCTFail("unexpected \(error)") }
             } catch {
