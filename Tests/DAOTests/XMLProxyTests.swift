@@ -303,6 +303,13 @@ final class XMLProxyTests: XCTestCase {
             XCTAssertEqual(try a.sum() as? Int, 8)
             try a.transaction { p in _ = try p.add(v: 100) }
             XCTAssertEqual(try a.sum() as? Int, 108)
+            // A nested transaction joins the outer one: its rows go with the outer rollback.
+            XCTAssertThrowsError(try a.transaction { p -> Void in
+                try p.transaction { q in _ = try q.add(v: 5000) }
+                XCTAssertEqual(try p.sum() as? Int, 5108)
+                throw DAOError.unsupported("stop")
+            })
+            XCTAssertEqual(try a.sum() as? Int, 108)
             try a.beginTransaction()
             _ = try a.add(v: 1000)
             try a.rollback()

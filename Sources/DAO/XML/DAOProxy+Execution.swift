@@ -193,8 +193,10 @@ extension DAOProxy {
     // MARK: Transactions
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    /// Calls inside it join the transaction.
+    /// Calls inside it, nested `transaction`s included, join the transaction.
+    /// - Throws: what `body` throws (after the rollback), or the engine's error.
     public func transaction<R>(_ body: (DAOProxy) throws -> R) throws -> R {
+        if try database().ownsTransaction { return try body(self) }
         try beginTransaction()
         do {
             let result = try body(self)
