@@ -351,6 +351,23 @@ final class XMLProxyTests: XCTestCase {
         }
     }
 
+    func testEventHandlerMayCallTheProxy() throws {
+        try onEveryEngine { runner in
+            let proxy = try DAOProxy.testing(XMLCorpus.messages, runner: runner)
+            let seen = EventLog()
+            proxy.eventHandler = { [unowned proxy] event in
+                if case .tableCreated = event {
+                    let count = (try? proxy.countMessages()).map { describe($0) } ?? "threw"
+                    _ = seen.handler(answer: true)(.tableCreated("count \(count)"))
+                }
+                return true
+            }
+            XCTAssertEqual(try proxy.countMessages() as? Int, 0)
+            XCTAssertEqual(seen.all, ["tableCreated(\"count Int(0)\")"])
+            return seen.all.joined()
+        }
+    }
+
     func testUpgradeRefusedByHandlerLeavesTableAndVersion() throws {
         try onEveryEngine { runner in
             _ = try DAOProxy.testing(XMLCorpus.messagesV1, runner: runner).add(msgId: "old", time: 1, content: "x")

@@ -27,6 +27,10 @@ extension DAOProxy {
             setupLock.lock()
             defer { setupLock.unlock() }
             if state.withLock({ $0.initialized[id]?.tables.contains(table) ?? false }) { return }
+            // A call from the event handler during the setup (same thread, the lock is
+            // recursive) goes on without setting up again.
+            guard state.withLock({ $0.settingUp.insert(table).inserted }) else { return }
+            defer { _ = state.withLock { $0.settingUp.remove(table) } }
             try setUp(db, table: table)
         }
         if joined { return }

@@ -33,6 +33,8 @@ import LogStore
         var lastChangedRowCount: Int = 0
         /// Tables set up, per store's engine (kept so its identifier is not reused).
         var initialized: [ObjectIdentifier: (runner: AnyObject, tables: Set<String>)] = [:]
+        /// Tables whose setup is running (on the thread holding `setupLock`).
+        var settingUp: Set<String> = []
     }
 
     let config: DAOConfig
