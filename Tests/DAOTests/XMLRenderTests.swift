@@ -163,7 +163,8 @@ final class XMLRenderTests: XCTestCase {
             <step>insert into t values (#{a})</step>
             <step resumable="true">insert into u values (#{a}); insert into v values ('x;y', #{a})</step>
             <try>insert into t values (#{a})</try>
-            <except>update t set a = #{a} -- a comment; not split
+            <except>update t set a = #{a} -- a comment; not split, #{a} binds nothing
+            /* nor #{a} here */ where b = '?' and c = '#{a}' and d = #{a}
             </except>
           </update>
         </module>
@@ -174,7 +175,7 @@ final class XMLRenderTests: XCTestCase {
             .sql([RenderedSQL(text: "insert into u values (?)", bindings: [1]),
                   RenderedSQL(text: "insert into v values ('x;y', ?)", bindings: [1])], resumable: true),
             .tryExcept([RenderedSQL(text: "insert into t values (?)", bindings: [1])],
-                       except: [RenderedSQL(text: "update t set a = ?", bindings: [1])]),
+                       except: [RenderedSQL(text: "update t set a = ? where b = '?' and c = '?' and d = ?", bindings: [1, 1])]),
         ])
     }
 

@@ -66,7 +66,7 @@ struct SQLRenderer {
                 }
                 out.text += tableName
             case .bind(let reference):
-                out.text += "?"
+                out.text.unicodeScalars.append(Self.placeholder)
                 out.bindings.append(try value(of: reference, scope: scope))
             case .splice(let reference):
                 let value = try value(of: reference, scope: scope)
@@ -246,17 +246,25 @@ struct SQLRenderer {
         return t
     }
 
+    /// Stands for a bound parameter in rendered text until `split` turns it into `?` (a
+    /// private-use character, so a `?` of the config's own text is never mistaken for one).
+    static let placeholder: Unicode.Scalar = "\u{E000}"
+
     /// Splits rendered text into statements at `;` outside quotes and comments, collapsing
-    /// whitespace and dropping comments, and hands each its share of the bindings (by counting
-    /// `?` outside quotes).
+    /// whitespace and dropping comments, and gives each statement the bindings of its
+    /// placeholders (a reference inside a comment, or inside quotes, binds nothing).
     func split(_ rendered: RenderedSQL) throws -> [RenderedSQL] {
         var statements: [RenderedSQL] = []
         var current = ""
-        var placeholders = 0
+        var bindings: [DAOValue] = []
         var bindingIndex = 0
         let s = Array(rendered.text.unicodeScalars)
         var i = 0
         var pendingSpace = false
+        func nextBinding() -> DAOValue {
+            defer { bindingIndex += 1 }
+            return bindingIndex < rendered.bindings.count ? rendered.bindings[bindingIndex] : .null
+        }
         func emit(_ c: Unicode.Scalar) {
             if pendingSpace, !current.isEmpty { current += " " }
             pendingSpace = false
@@ -264,13 +272,9 @@ struct SQLRenderer {
         }
         func finish() {
             let text = current.trimmingCharacters(in: .whitespaces)
-            if !text.isEmpty {
-                let end = min(bindingIndex + placeholders, rendered.bindings.count)
-                statements.append(RenderedSQL(text: text, bindings: Array(rendered.bindings[bindingIndex..<end])))
-                bindingIndex = end
-            }
+            if !text.isEmpty { statements.append(RenderedSQL(text: text, bindings: bindings)) }
             current = ""
-            placeholders = 0
+            bindings = []
             pendingSpace = false
         }
         while i < s.count {
@@ -280,20 +284,31 @@ struct SQLRenderer {
                 emit(c)
                 i += 1
                 while i < s.count {
-                    current.unicodeScalars.append(s[i])
+                    if s[i] == Self.placeholder {
+                        _ = nextBinding()
+                        current += "?"
+                    } else {
+                        current.unicodeScalars.append(s[i])
+                    }
                     i += 1
                     if s[i - 1] == close { break }
                 }
                 continue
             }
             if c == "-", i + 1 < s.count, s[i + 1] == "-" {
-                while i < s.count, s[i] != "\n" { i += 1 }
+                while i < s.count, s[i] != "\n" {
+                    if s[i] == Self.placeholder { _ = nextBinding() }
+                    i += 1
+                }
                 pendingSpace = true
                 continue
             }
             if c == "/", i + 1 < s.count, s[i + 1] == "*" {
                 i += 2
-                while i < s.count, !(s[i] == "*" && i + 1 < s.count && s[i + 1] == "/") { i += 1 }
+                while i < s.count, !(s[i] == "*" && i + 1 < s.count && s[i + 1] == "/") {
+                    if s[i] == Self.placeholder { _ = nextBinding() }
+                    i += 1
+                }
                 i = min(i + 2, s.count)
                 pendingSpace = true
                 continue
@@ -308,14 +323,15 @@ struct SQLRenderer {
                 i += 1
                 continue
             }
-            if c == "?" { placeholders += 1 }
-            emit(c)
+            if c == Self.placeholder {
+                bindings.append(nextBinding())
+                emit("?")
+            } else {
+                emit(c)
+            }
             i += 1
         }
         finish()
-        if bindingIndex != rendered.bindings.count {
-            throw DAOError.config(message: "a '?' in the SQL text does not match the #{...} bindings", line: 0, column: 0)
-        }
         return statements
     }
 }
