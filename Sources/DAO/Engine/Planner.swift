@@ -81,7 +81,7 @@ struct Planner {
                 for item in items {
                     guard let raw = try constant(item) else { usable = false; break }
                     if case .null = raw { continue }
-                    values.append(SQLValues.apply(affinity == .blob ? nil : affinity, to: raw))
+                    values.append(SQLValues.apply(SQLValues.comparing(affinity), to: raw))
                 }
                 if usable { found.append((slot, .equal(values))) }
             case .between(.slot(let slot, let affinity), let low, let high, negated: false):

@@ -94,7 +94,7 @@ extension SQLDatabase {
             state.rows = []
             for i in table.indexes.indices {
                 let descending = table.indexes[i].schema.descending
-                state.indexEntries[i].sort { IndexState.less($0, $1, descending) }
+                IndexBuilder.sort(&state.indexEntries[i], descending: descending)
                 table.indexes[i].entries = SortedChunks(sorted: state.indexEntries[i])
                 state.indexEntries[i] = []
             }
@@ -169,7 +169,7 @@ extension SQLDatabase {
             guard let row = try row(table, rowid) else { continue }
             entries.append(IndexEntry(key: index.key(of: row), rowid: rowid))
         }
-        entries.sort { index.less($0, $1) }
+        IndexBuilder.sort(&entries, descending: schema.descending)
         if schema.unique {
             for i in entries.indices.dropFirst() where index.compareKeys(entries[i - 1].key, entries[i].key) == 0
                 && !entries[i].key.contains(where: { if case .null = $0 { return true }; return false }) {
