@@ -123,4 +123,24 @@ final class DifferentialRegressionTests: XCTestCase {
             "SELECT c = 9223372036854775807, c > 9223372036854775807, c BETWEEN 0 AND 9223372036854775807, c IN (9223372036854775807), 9223372036854775807 < 9223372036854775808.0 FROM t",
         ])
     }
+
+    func testF14ReplaceWithEmptyPatternReturnsABlobAsText() throws {
+        try assertAgree("F14", schema: ["CREATE TABLE t (c FLOAT, d)"], [
+            "INSERT INTO t VALUES (x'', NULL), (x'61', 'z')",
+            "SELECT typeof(replace(c, c, d)), replace(c, '', d), typeof(replace(c, '', 'x')), typeof(replace(x'61', '', NULL)) FROM t",
+        ])
+    }
+
+    func testF15IndexedEqualityAppliesTheColumnsAffinityToTheProbe() throws {
+        try assertAgree("F15", tables: ["t1"], schema: ["CREATE TABLE t1 (c0, c1 TEXT)", "CREATE INDEX t1_i0 ON t1 (c1)", "CREATE INDEX t1_i1 ON t1 (c1, c0 ASC)"], [
+            "INSERT OR IGNORE INTO t1 VALUES (100, '0x10')",
+            "INSERT OR IGNORE INTO t1 VALUES ('é', 'Abc%')",
+            "UPDATE t1 SET c0 = (lower(c0) >= c0)",
+            "UPDATE t1 SET c0 = (c0), c1 = CAST((c1 <> c1) AS TEXT)",
+            "SELECT c0, typeof(c0), c1, typeof(c1), CAST(0 AS REAL) = c1 FROM t1",
+            "SELECT c0 FROM t1 WHERE c1 = 0.0",
+            "SELECT c0 FROM t1 WHERE CAST(0 AS REAL) = c1",
+            "SELECT c0, c1, count(c0) FROM t1 WHERE (CAST(0 AS REAL) = c1) GROUP BY c0, c1",
+        ])
+    }
 }

@@ -33,7 +33,9 @@ struct ExpressionGenerator {
         case 10:
             // F12: CAST(... AS NUMERIC) of integral values of 2^51 and more.
             let types = OpenFindings.avoid("F12") ? ["INTEGER", "REAL", "TEXT", "BLOB"] : ["INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC"]
-            return "CAST(\(scalar(d, random: &random)) AS \(random.pick(types)))"
+            let cast = "CAST(\(scalar(d, random: &random)) AS \(random.pick(types)))"
+            // F15: a CAST's affinity in comparisons; unary + strips it.
+            return OpenFindings.avoid("F15") ? "(+ \(cast))" : cast
         case 11:
             return "(\(scalar(d, random: &random)) IS\(random.chance(0.5) ? " NOT" : "") NULL)"
         case 12:
@@ -113,7 +115,8 @@ struct ExpressionGenerator {
         case 11:
             // F6: replace with an empty (or NUL-led) pattern.
             let pattern = OpenFindings.avoid("F6") ? random.pick(["'a'", "'1'", "'ab'", "' '", "'.'"]) : leaf(random: &random)
-            return "replace(\(x), \(pattern), \(leaf(random: &random)))"
+            // F14: replace of a blob with an empty pattern gives the blob as text.
+            return "replace(\(OpenFindings.avoid("F14") ? "CAST(\(x) AS TEXT)" : x), \(pattern), \(leaf(random: &random)))"
         case 12: return "round(\(x))"
         case 13: return "round(\(x), \(random.int(-1...4)))"
         default: return "length(CAST(\(x) AS TEXT))"

@@ -3,7 +3,7 @@
 /// test (DifferentialRegressionTests) is skipped and the generator avoids its construct, so the
 /// suite stays green; remove the entry once the engine is fixed.
 enum OpenFindings {
-    static let open: Set<String> = ["F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12", "F13"]
+    static let open: Set<String> = ["F11", "F12", "F13", "F14", "F15"]
 
     /// Whether the generator must avoid the construct of `finding`.
     static func avoid(_ finding: String) -> Bool { open.contains(finding) }
