@@ -26,6 +26,14 @@ final class XMLLoaderTests: XCTestCase {
         XCTAssertEqual(config.methods["getMessageMapped"]?.first?.result, .map("byShortNames"))
     }
 
+    func testPublicChecks() throws {
+        XCTAssertEqual(try DAOProxy.checkConfig(XMLCorpus.demo), ["clear", "createTable", "load", "names", "save"])
+        XCTAssertNoThrow(try DAOProxy.checkExpression("a.count > 2 AND not (b == nil) xor c \\ 2 == 1"))
+        XCTAssertThrowsError(try DAOProxy.checkExpression("a == (1")) { error in
+            guard case DAOError.config(_, 1, 8) = error else { return XCTFail("\(error)") }
+        }
+    }
+
     func testResultForms() throws {
         let cases: [(String, ResultSpec)] = [
             ("int", .int), ("long long", .longLong), ("bool", .bool), ("double", .double), ("string", .string),
@@ -75,7 +83,7 @@ final class XMLLoaderTests: XCTestCase {
             ("<module>\n  <select id=\"a\">select 1\n</module>", 3, 3, "does not close"),
             ("<module>\n  <select id=a>select 1</select>\n</module>", 2, 14, "quoted"),
             ("<module>\n  <frobnicate/>\n</module>", 2, 3, "unknown element"),
-            ("<module>\n  <select id=\"a\">select <if true=\"a ==\">1</if></select>\n</module>", 2, 37, "ends too early"),
+            ("<module>\n  <select id=\"a\">select <if true=\"a ==\">1</if></select>\n</module>", 2, 39, "ends too early"),
             ("<module>\n  <select id=\"a\">select ${nothing}</select>\n</module>", 2, 25, "names no"),
             ("<module>\n  <sql id=\"x\">${y}</sql>\n  <sql id=\"y\">${x}</sql>\n</module>", 3, 15, "includes itself"),
             ("<module>\n<select id=\"a\">1</select>\n<select id=\"a\">2</select>\n</module>", 3, 1, "defined twice"),

@@ -71,6 +71,20 @@ import LogStore
         self.init(config: try ConfigLoader.load(configText), runner: { try SQLDatabase.attached(to: store) })
     }
 
+    /// Loads config text without a store, to check it (a build step, a fuzzer): returns the
+    /// config's method ids, sorted.
+    /// - Throws: `DAOError.config` with the line and column of the first problem.
+    /// - Complexity: O(length of the text).
+    public static func checkConfig(_ text: String) throws -> [String] {
+        try ConfigLoader.load(text).methods.keys.sorted()
+    }
+
+    /// Parses an `<if>` expression (the text of a `true="..."` attribute), to check it.
+    /// - Throws: `DAOError.config` whose column counts from 1 at the start of `text`.
+    public static func checkExpression(_ text: String) throws {
+        _ = try ExpressionParser.parse(text, at: SourcePosition(line: 1, column: 1))
+    }
+
     // MARK: Properties
 
     /// The method of that id, callable: `try proxy.find(id: 7)`.

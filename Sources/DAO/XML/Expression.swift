@@ -67,7 +67,8 @@ enum ExpressionValue: Sendable, Equatable {
     }
 }
 
-/// Parses expression text; errors carry the line and column in the config file.
+/// Parses expression text; errors carry the line and column in the config file (counted in
+/// the attribute's decoded value: an entity such as `&lt;` counts as one character there).
 struct ExpressionParser {
     private enum Token: Equatable {
         case number(ExpressionValue)
@@ -78,6 +79,8 @@ struct ExpressionParser {
 
     private var tokens: [(Token, Int)] = []
     private var index = 0
+    /// The offset just past the text, where "ends too early" errors point.
+    private var end = 0
     private let base: SourcePosition
     private var depth = 0
 
@@ -129,6 +132,7 @@ struct ExpressionParser {
 
     private mutating func tokenize(_ text: String) throws {
         let s = Array(text.unicodeScalars)
+        end = s.count
         var i = 0
         while i < s.count {
             let c = s[i]
@@ -279,7 +283,7 @@ struct ExpressionParser {
 
     private mutating func primary() throws -> Expression {
         guard index < tokens.count else {
-            throw error("expression ends too early", offset: tokens.last.map { $0.1 } ?? 0)
+            throw error("expression ends too early", offset: end)
         }
         let (token, offset) = tokens[index]
         index += 1
@@ -288,7 +292,7 @@ struct ExpressionParser {
         case .string(let s): return .literal(.string(s))
         case .symbol("("):
             let inner = try nested { try $0.orExpression() }
-            guard peekSymbol() == ")" else { throw error("expected ')'", offset: index < tokens.count ? tokens[index].1 : offset) }
+            guard peekSymbol() == ")" else { throw error("expected ')'", offset: index < tokens.count ? tokens[index].1 : end) }
             index += 1
             return inner
         case .word(let w):
@@ -301,7 +305,7 @@ struct ExpressionParser {
                 var path = [w]
                 while peekSymbol() == "." {
                     index += 1
-                    guard index < tokens.count else { throw error("expected a name after '.'", offset: offset) }
+                    guard index < tokens.count else { throw error("expected a name after '.'", offset: end) }
                     switch tokens[index].0 {
                     case .word(let next): path.append(next)
                     case .number(.integer(let n)): path.append(String(n))
