@@ -135,7 +135,9 @@ import LogStore
     }
 
     /// Told of should-upgrade (its answer decides), upgrade-failed, table-created and
-    /// table-deleted. Called on the thread of the call that caused the event.
+    /// table-deleted. Called on the thread of the call that caused the event; during a table's
+    /// setup it runs inside the setup's transaction, so it may call this proxy but should not
+    /// wait for other threads that use the store.
     public var eventHandler: (@Sendable (DAOEvent) -> Bool)? {
         get { state.withLock { $0.eventHandler } }
         set { state.withLock { $0.eventHandler = newValue } }
