@@ -71,4 +71,29 @@ final class FindingsRegressionTests: XCTestCase {
         d.run(["CREATE TABLE t (c0 DOUBLE, c1, x TEXT, i INTEGER)", "INSERT INTO t VALUES ('abc', 'abc', '5', 5), (-0.125, 123.456, '6', 6)"])
         d.check("SELECT c1, c1 >= CAST(0 AS TEXT), c1 >= '0', +x = 5, x = 5, +i = '5', c1 = x FROM t")
     }
+
+    func testF10UnaryPlusStripsAffinity() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (v VARCHAR(10), w TEXT)", "INSERT INTO t VALUES ('-0', 'abc'), ('19', '0')"])
+        d.check("SELECT v, (+ v) BETWEEN -2.5 AND w, (+ v) >= 6, v >= 6, (- w) <> (+ w) FROM t")
+    }
+
+    func testF11TextStopsAtNul() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c)", "INSERT INTO t VALUES (x'00'), (x'ff00'), (x'610062')"])
+        d.check("SELECT CAST(c AS TEXT) GLOB '?', CAST(c AS TEXT) LIKE '', CAST(c AS TEXT) LIKE '_', length(CAST(c AS TEXT)), substr(CAST(c AS TEXT), 1) FROM t")
+    }
+
+    func testF12CastNumericKeepsLargeIntegralRealsReal() throws {
+        let d = try Differential()
+        d.check("SELECT CAST('2.5e+15' AS NUMERIC), typeof(CAST('12.5e+15' AS NUMERIC)), typeof(CAST('4503599627370496.0' AS NUMERIC)), typeof(CAST('1e3' AS NUMERIC))")
+    }
+
+    func testF13IntegerRealComparisonIsExactNearTwoToThe63() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c DOUBLE, i INTEGER)", "INSERT INTO t VALUES ('9223372036854775808', 9223372036854775807)"])
+        d.check("SELECT c = 9223372036854775807, c > 9223372036854775807, c BETWEEN 0 AND 9223372036854775807, c IN (9223372036854775807), i = c, i < 9223372036854775808.0 FROM t")
+        d.run(["CREATE INDEX tc ON t (c)"])
+        d.check("SELECT count(*) FROM t WHERE c = 9223372036854775807")
+    }
 }

@@ -76,3 +76,20 @@ final class IndexPlannerTests: XCTestCase {
         XCTAssertThrowsError(try d.database.execute("DROP INDEX sqlite_autoindex_t_pk"))
     }
 }
+
+/// The flat sorts used to build one-column indexes give the same order as the generic one.
+final class IndexBuilderTests: XCTestCase {
+    func testFlatSortsMatchGenericOrder() {
+        let texts = ["b", "a", "ab", "ab\u{0}", "abcdefghij", "abcdefghi", "é", "", "B", "abcdefgh"]
+        for descending in [false, true] {
+            for keys in [texts.map { DAOValue.text($0) }, [5, -3, 9, 5, 0, Int64.min, Int64.max].map { DAOValue.integer($0) },
+                         [.integer(1), .text("x"), .null, .real(0.5), .blob([1])]] {
+                let entries = keys.enumerated().map { IndexEntry(key: [$0.element], rowid: Int64(keys.count - $0.offset)) }
+                var flat = entries
+                IndexBuilder.sort(&flat, descending: [descending])
+                let generic = entries.sorted { IndexState.less($0, $1, [descending]) }
+                XCTAssertEqual(flat.map(\.rowid), generic.map(\.rowid), "\(keys) descending \(descending)")
+            }
+        }
+    }
+}

@@ -81,7 +81,7 @@ struct Planner {
                 for item in items {
                     guard let raw = try constant(item) else { usable = false; break }
                     if case .null = raw { continue }
-                    values.append(SQLValues.apply(affinity == .blob ? nil : affinity, to: raw))
+                    values.append(SQLValues.apply(SQLValues.comparing(affinity), to: raw))
                 }
                 if usable { found.append((slot, .equal(values))) }
             case .between(.slot(let slot, let affinity), let low, let high, negated: false):
@@ -294,25 +294,25 @@ extension SQLDatabase {
         case .fullScan(let reverse):
             // Snapshot of the order: the body may change the table (UPDATE, DELETE collect first).
             if reverse {
-                for chunk in table.rowids.chunks.reversed() { for rowid in chunk.reversed() { if try !body(rowid) { return } } }
+                for chunk in table.rows.chunks.reversed() { for row in chunk.reversed() { if try !body(row.rowid) { return } } }
             } else {
-                for chunk in table.rowids.chunks { for rowid in chunk { if try !body(rowid) { return } } }
+                for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid) { return } } }
             }
         case .rowids(let ids):
             for rowid in ids where table.contains(rowid: rowid) { if try !body(rowid) { return } }
         case .rowidRange(let lower, let upper, let reverse):
             guard lower <= upper else { return }
             if reverse {
-                var position = table.rowids.lowerBound { $0 <= upper }
-                while let previous = table.rowids.previous(position), let rowid = table.rowids.element(at: previous), rowid >= lower {
+                var position = table.rows.lowerBound { $0.rowid <= upper }
+                while let previous = table.rows.previous(position), let rowid = table.rows.element(at: previous)?.rowid, rowid >= lower {
                     if try !body(rowid) { return }
                     position = previous
                 }
             } else {
-                var position = table.rowids.lowerBound { $0 < lower }
-                while let rowid = table.rowids.element(at: position), rowid <= upper {
+                var position = table.rows.lowerBound { $0.rowid < lower }
+                while let rowid = table.rows.element(at: position)?.rowid, rowid <= upper {
                     if try !body(rowid) { return }
-                    position = table.rowids.next(position)
+                    position = table.rows.next(position)
                 }
             }
         case .indexRanges(let number, let ranges, let reverse):

@@ -36,7 +36,7 @@ extension SQLDatabase {
     func loadRows(_ bySpace: [LogStore.KeySpace: TableState]) throws {
         guard !bySpace.isEmpty else { return }
         final class Loading {
-            var rowids: [Int64] = []
+            var rows: [StoredRow] = []
             var indexEntries: [[IndexEntry]]
             let wanted: [Int]
             init(_ table: TableState) {
@@ -50,9 +50,12 @@ extension SQLDatabase {
         // read through `get` after the pass.
         var transformed: [(LogStore.KeySpace, [UInt8])] = []
         var failure: Error?
-        func add(_ table: TableState, _ state: Loading, rowid: Int64, value: UnsafeRawBufferPointer) throws {
-            state.rowids.append(rowid)
+        func add(_ table: TableState, _ state: Loading, rowid: Int64, bytes: [UInt8]) throws {
+            state.rows.append(StoredRow(rowid: rowid, bytes: bytes))
             guard !table.indexes.isEmpty else { return }
+            try bytes.withUnsafeBytes { try addToIndexes(table, state, rowid: rowid, value: $0) }
+        }
+        func addToIndexes(_ table: TableState, _ state: Loading, rowid: Int64, value: UnsafeRawBufferPointer) throws {
             guard var values = RowCodec.decode(value, columns: state.wanted) else {
                 throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
             }
@@ -73,7 +76,7 @@ extension SQLDatabase {
                 return
             }
             do {
-                try record.value.withUnsafeBytes { try add(table, state, rowid: rowid, value: $0) }
+                try add(table, state, rowid: rowid, bytes: record.value)
             } catch {
                 failure = error
             }
@@ -82,15 +85,16 @@ extension SQLDatabase {
         for (space, key) in transformed {
             guard let table = bySpace[space], let state = loading[space], let rowid = RowCodec.rowid(key: key),
                   let value = try store.get(forKey: key, space: space) else { continue }
-            try value.withUnsafeBytes { try add(table, state, rowid: rowid, value: $0) }
+            try add(table, state, rowid: rowid, bytes: value)
         }
         for (space, table) in bySpace {
             guard let state = loading[space] else { continue }
-            state.rowids.sort()
-            table.rowids = SortedChunks(sorted: state.rowids)
+            state.rows.sort { $0.rowid < $1.rowid }
+            table.rows = SortedChunks(sorted: state.rows)
+            state.rows = []
             for i in table.indexes.indices {
                 let descending = table.indexes[i].schema.descending
-                state.indexEntries[i].sort { IndexState.less($0, $1, descending) }
+                IndexBuilder.sort(&state.indexEntries[i], descending: descending)
                 table.indexes[i].entries = SortedChunks(sorted: state.indexEntries[i])
                 state.indexEntries[i] = []
             }
@@ -165,7 +169,7 @@ extension SQLDatabase {
             guard let row = try row(table, rowid) else { continue }
             entries.append(IndexEntry(key: index.key(of: row), rowid: rowid))
         }
-        entries.sort { index.less($0, $1) }
+        IndexBuilder.sort(&entries, descending: schema.descending)
         if schema.unique {
             for i in entries.indices.dropFirst() where index.compareKeys(entries[i - 1].key, entries[i].key) == 0
                 && !entries[i].key.contains(where: { if case .null = $0 { return true }; return false }) {
@@ -182,12 +186,7 @@ extension SQLDatabase {
         }
     }
 
-    func allRowids(_ table: TableState) -> [Int64] {
-        var result: [Int64] = []
-        result.reserveCapacity(table.rowids.count)
-        for chunk in table.rowids.chunks { result.append(contentsOf: chunk) }
-        return result
-    }
+    func allRowids(_ table: TableState) -> [Int64] { table.allRowids }
 
     func dropTable(_ name: String, ifExists: Bool) throws {
         let key = name.lowercased()
@@ -232,13 +231,10 @@ extension SQLDatabase {
                                                      affinity: Affinity(declaredType: column.typeName), notNull: column.notNull,
                                                      defaultText: column.defaultText, defaultValue: column.defaultValue))
         table.definition.columnUnique.append(false)
-        // Rows in the overlay get the new column now; stored rows get it when read.
-        let oldOverlay = table.overlay
-        let defaultValue = try column.defaultValue.map { try Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
-        for (rowid, row) in table.overlay { if let row { table.overlay[rowid] = .some(row + [defaultValue]) } }
+        // Rows written before read the new column as its default (RowCodec rows are shorter).
+        _ = try column.defaultValue.map { try Evaluator.evaluate($0, RowContext(parameters: [])) }
         changeSchema([table.name]) { [unowned table] in
             table.definition = oldDefinition
-            table.overlay = oldOverlay
         }
     }
 

@@ -120,6 +120,16 @@ public final class SQLDatabase: @unchecked Sendable {
         return tables.values.map(\.name).sorted()
     }
 
+    /// The CREATE TABLE statement of a table as the catalog keeps it (canonical form), then its
+    /// CREATE INDEX statements; nil when there is no such table.
+    public func schema(ofTable name: String) -> [String]? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let table = tables[name.lowercased()] else { return nil }
+        let definition = table.definition
+        return [definition.createSQL] + definition.indexes.filter { !$0.isConstraint }.map(definition.createIndexSQL)
+    }
+
     // MARK: Locking
 
     func withStatementLock<T>(_ body: () throws -> T) throws -> T {
@@ -229,10 +239,9 @@ public final class SQLDatabase: @unchecked Sendable {
             }
         }
         for table in dirtyTables.values {
-            let skipped = table.definition.rowidColumn
-            for (rowid, row) in table.overlay {
-                if let row {
-                    batch.put(RowCodec.encode(row, skipping: skipped), forKey: RowCodec.key(rowid: rowid), space: table.space)
+            for (rowid, bytes) in table.overlay {
+                if let bytes {
+                    batch.put(bytes, forKey: RowCodec.key(rowid: rowid), space: table.space)
                 } else {
                     batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
                 }
@@ -263,22 +272,21 @@ public final class SQLDatabase: @unchecked Sendable {
     // MARK: Rows
 
     /// The row `rowid` of `table` as the statement sees it (pending writes first); nil if absent.
-    /// With `columns` (sorted positions), only those are decoded; the others read as NULL.
+    /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded;
+    /// nil if absent. With `columns` (sorted positions), only those are decoded; the others
+    /// read as NULL.
     func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
         rowsVisited += 1
-        if !table.overlay.isEmpty, let pending = table.overlay[rowid] { return pending }
+        guard let bytes = table.bytes(of: rowid) else { return nil }
         if let columns, columns.isEmpty {
-            // Nothing but the rowid is read: the rowid order says the row exists.
-            guard table.contains(rowid: rowid) else { return nil }
             var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
             return values
         }
-        let stored = try store.withValue(forKey: RowCodec.key(rowid: rowid), space: table.space) { bytes in
-            columns.map { RowCodec.decode(bytes, columns: $0) } ?? RowCodec.decode(bytes)
+        let decoded = bytes.withUnsafeBytes { buffer in
+            columns.map { RowCodec.decode(buffer, columns: $0) } ?? RowCodec.decode(buffer)
         }
-        guard let stored else { return nil }
-        guard var values = stored else {
+        guard var values = decoded else {
             throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
         }
         complete(&values, table: table, rowid: rowid)
@@ -301,13 +309,14 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func insertRow(_ table: TableState, rowid: Int64, row: [DAOValue]) {
+        let bytes = RowCodec.encode(row, skipping: table.definition.rowidColumn)
         let previous = table.overlay[rowid]
-        table.overlay[rowid] = .some(row)
+        table.overlay[rowid] = .some(bytes)
         markDirty(table)
-        table.insertRowid(rowid)
+        table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
         table.insertIntoIndexes(rowid: rowid, row: row)
         undoLog.append { [unowned table] in
-            table.removeRowid(rowid)
+            table.removeStored(rowid)
             table.removeFromIndexes(rowid: rowid, row: row)
             table.overlay[rowid] = previous
         }
@@ -317,10 +326,10 @@ public final class SQLDatabase: @unchecked Sendable {
         let previous = table.overlay[rowid]
         table.overlay[rowid] = .some(nil)
         markDirty(table)
-        table.removeRowid(rowid)
+        let bytes = table.removeStored(rowid) ?? RowCodec.encode(row, skipping: table.definition.rowidColumn)
         table.removeFromIndexes(rowid: rowid, row: row)
         undoLog.append { [unowned table] in
-            table.insertRowid(rowid)
+            table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
             table.insertIntoIndexes(rowid: rowid, row: row)
             table.overlay[rowid] = previous
         }

@@ -71,7 +71,7 @@ enum Evaluator {
                 let candidate = try evaluate(item, context)
                 if case .null = candidate { sawNull = true; continue }
                 // SQLite compares with the left operand's affinity only.
-                let affinity = left.affinity == .blob ? nil : left.affinity
+                let affinity = SQLValues.comparing(left.affinity)
                 if SQLValues.compare(SQLValues.apply(affinity, to: value), SQLValues.apply(affinity, to: candidate)) == 0 {
                     return .integer(negated ? 0 : 1)
                 }
@@ -99,9 +99,10 @@ enum Evaluator {
                 }
                 escapeCharacter = first
             }
-            guard let text = SQLValues.text(of: value), let patternText = SQLValues.text(of: patternValue) else { return .null }
+            guard let rawText = SQLValues.text(of: value), let rawPattern = SQLValues.text(of: patternValue) else { return .null }
             if case .blob = value { return .integer(negated ? 1 : 0) }
             if case .blob = patternValue { return .integer(negated ? 1 : 0) }
+            let text = SQLValues.cString(rawText), patternText = SQLValues.cString(rawPattern)
             let cacheKey = escapeCharacter.map { String($0) + "\u{0}" + patternText } ?? patternText
             let compiled: LikePattern
             if let cached = context.likePatterns[cacheKey] {
@@ -117,7 +118,7 @@ enum Evaluator {
             // SQLite 3.40 matches no blob (on either side) with LIKE or GLOB.
             if case .blob = value { return .integer(negated ? 1 : 0) }
             if case .blob = patternValue { return .integer(negated ? 1 : 0) }
-            return .integer(Glob.matches(pattern: patternText, text) != negated ? 1 : 0)
+            return .integer(Glob.matches(pattern: SQLValues.cString(patternText), SQLValues.cString(text)) != negated ? 1 : 0)
         case .caseWhen(let base, let whens, let otherwise):
             if let base {
                 let value = try evaluate(base, context)

@@ -148,7 +148,7 @@ enum ScalarFunctions {
         } else {
             isBlob = false
             bytes = []
-            scalars = Array((SQLValues.text(of: args[0]) ?? "").unicodeScalars)
+            scalars = Array(SQLValues.cString(SQLValues.text(of: args[0]) ?? "").unicodeScalars)
         }
         let length = Int64(isBlob ? bytes.count : scalars.count)
         var p1 = SQLValues.integer(args[1])

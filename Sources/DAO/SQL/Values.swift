@@ -190,12 +190,22 @@ enum SQLValues {
     /// The affinity both operands of a comparison get (SQLite's sqlite3CompareAffinity).
     /// A column declared without a type has BLOB affinity, which counts as an affinity here (it
     /// keeps a TEXT operand from converting it); literals have none.
+    /// Any numeric affinity converts only text operands, and to a number (never an integer to
+    /// a real), so INTEGER, REAL and NUMERIC all act as NUMERIC here.
     static func comparisonAffinity(_ left: Affinity?, _ right: Affinity?) -> Affinity? {
         if let l = left, let r = right {
             return (l.isNumeric || r.isNumeric) ? .numeric : nil
         }
-        let one = left ?? right
-        return one == .blob ? nil : one
+        return comparing(left ?? right)
+    }
+
+    /// The affinity a comparison applies for an operand's own affinity.
+    static func comparing(_ affinity: Affinity?) -> Affinity? {
+        switch affinity {
+        case .none, .blob?: return nil
+        case .text?: return .text
+        default: return .numeric
+        }
     }
 
     static func realValue(_ value: DAOValue) -> DAOValue {
@@ -279,10 +289,19 @@ enum SQLValues {
         switch value {
         case .null, .integer, .real: return value
         case .text, .blob:
+            // An integral real becomes an integer only within +-2^51 (sqlite3RealSameAsInt).
             let number = numeric(value)
-            if case .real(let r) = number, let i = exactInteger(r) { return .integer(i) }
+            if case .real(let r) = number, let i = exactInteger(r), i >= -2251799813685248, i < 2251799813685248 {
+                return .integer(i)
+            }
             return number
         }
+    }
+
+    /// Text as SQLite's text functions see it: up to the first NUL byte.
+    static func cString(_ text: String) -> String {
+        guard text.utf8.contains(0) else { return text }
+        return String(decoding: text.utf8.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// The value of a CAST to `typeName` (its affinity decides).

@@ -53,18 +53,25 @@ struct IndexState: Sendable {
     }
 }
 
-/// One table in memory: definition, key space, rowids in order, indexes. Rows themselves stay
-/// in the store; those written by the open transaction (or statement) are in `overlay`.
+/// A row as stored: its rowid and its encoded bytes (FORMAT.md "DAO tables" row value).
+struct StoredRow: Sendable {
+    var rowid: Int64
+    var bytes: [UInt8]
+}
+
+/// One table in memory: definition, key space, its rows in rowid order (encoded, as stored,
+/// decoded when read), indexes. The store holds the same rows durably; rows changed since the
+/// last commit are listed in `overlay` for the next write batch.
 final class TableState: @unchecked Sendable {
     var definition: TableDefinition
     var space: LogStore.KeySpace
     var spaceName: String
-    var rowids = SortedChunks<Int64>()
+    var rows = SortedChunks<StoredRow>()
     var indexes: [IndexState]
     /// Largest rowid ever handed out by AUTOINCREMENT (SQLite's sqlite_sequence).
     var sequence: Int64 = 0
-    /// Rows changed and not yet written to the store: a row, or nil for a deleted one.
-    var overlay: [Int64: [DAOValue]?] = [:]
+    /// Rows changed and not yet written to the store: their bytes, or nil for a deleted one.
+    var overlay: [Int64: [UInt8]?] = [:]
 
     init(definition: TableDefinition, space: LogStore.KeySpace, spaceName: String) {
         self.definition = definition
@@ -75,12 +82,19 @@ final class TableState: @unchecked Sendable {
 
     var name: String { definition.name }
 
-    func contains(rowid: Int64) -> Bool {
-        let position = rowids.lowerBound { $0 < rowid }
-        return rowids.element(at: position) == rowid
+    /// The encoded row `rowid`, or nil. O(log n).
+    func bytes(of rowid: Int64) -> [UInt8]? {
+        let position = rows.lowerBound { $0.rowid < rowid }
+        guard let row = rows.element(at: position), row.rowid == rowid else { return nil }
+        return row.bytes
     }
 
-    var maxRowid: Int64? { rowids.last }
+    func contains(rowid: Int64) -> Bool {
+        let position = rows.lowerBound { $0.rowid < rowid }
+        return rows.element(at: position)?.rowid == rowid
+    }
+
+    var maxRowid: Int64? { rows.last?.rowid }
 
     func insertIntoIndexes(rowid: Int64, row: [DAOValue]) {
         for i in indexes.indices { indexes[i].insert(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
@@ -90,16 +104,29 @@ final class TableState: @unchecked Sendable {
         for i in indexes.indices { indexes[i].remove(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
     }
 
-    func insertRowid(_ rowid: Int64) {
-        if let last = rowids.last, last >= rowid {
-            rowids.insert(rowid) { $0 < rowid }
+    func insertStored(_ row: StoredRow) {
+        if let last = rows.last, last.rowid >= row.rowid {
+            let rowid = row.rowid
+            rows.insert(row) { $0.rowid < rowid }
         } else {
-            rowids.append(rowid)
+            rows.append(row)
         }
     }
 
-    func removeRowid(_ rowid: Int64) {
-        let position = rowids.lowerBound { $0 < rowid }
-        if rowids.element(at: position) == rowid { rowids.remove(at: position) }
+    /// Removes the row and returns its bytes.
+    @discardableResult
+    func removeStored(_ rowid: Int64) -> [UInt8]? {
+        let position = rows.lowerBound { $0.rowid < rowid }
+        guard let row = rows.element(at: position), row.rowid == rowid else { return nil }
+        rows.remove(at: position)
+        return row.bytes
+    }
+
+    /// Every rowid, in order.
+    var allRowids: [Int64] {
+        var result: [Int64] = []
+        result.reserveCapacity(rows.count)
+        for chunk in rows.chunks { for row in chunk { result.append(row.rowid) } }
+        return result
     }
 }
