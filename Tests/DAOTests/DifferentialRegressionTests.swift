@@ -143,4 +143,21 @@ final class DifferentialRegressionTests: XCTestCase {
             "SELECT c0, c1, count(c0) FROM t1 WHERE (CAST(0 AS REAL) = c1) GROUP BY c0, c1",
         ])
     }
+
+    func testF16TextToRealConversionMatchesSQLitesRounding() throws {
+        try assertAgree("F16", schema: ["CREATE TABLE t (c DATE, d TEXT)"], [
+            "INSERT INTO t VALUES ('5.88235294117647e-302', '5.88235294117647e-302')",
+            "SELECT c, CAST(d AS REAL), d + 0, upper(1e-300 / 17) FROM t",
+        ])
+    }
+
+    func testF17OrInAValueEvaluatesItsRightOperand() throws {
+        try assertAgree("F17", schema: ["CREATE TABLE t (c INTEGER)"], [
+            "INSERT INTO t VALUES (-9223372036854775808)",
+            "SELECT 1 OR abs(c) FROM t",
+            "SELECT 0 AND abs(c) FROM t",
+            "SELECT c FROM t WHERE 1 OR abs(c)",
+            "UPDATE t SET c = ((11 <> '') OR abs(c))",
+        ])
+    }
 }

@@ -7,7 +7,10 @@ enum ValueGenerator {
     }
     /// Reals are never integral below 2^53, so equal integer and real values do not both occur
     /// in a column without affinity (their tie would make min/max/DISTINCT pick by scan order).
-    static let reals = ["0.5", "-2.5", "1e308", "-1e308", "3.14159", "1e-300", "2.5e15", "-0.125", "1.5", "123.456"]
+    /// F16: text of a tiny real read back as a real (SQLite's conversion is not correctly rounded).
+    static var reals: [String] {
+        ["0.5", "-2.5", "1e308", "-1e308", "3.14159", "2.5e15", "-0.125", "1.5", "123.456"] + (OpenFindings.avoid("F16") ? [] : ["1e-300"])
+    }
     static var texts: [String] { textsWithoutF13 + (OpenFindings.avoid("F13") ? [] : ["'9223372036854775808'"]) }
     static let textsWithoutF13 = ["'12'", "' 12 '", "'1e3'", "''", "'abc'", "'ABC'", "'Abc%'", "'a_c'", "'é'", "'É'", "'0x10'", "'-0'",
                         "'12abc'", "'0.5'", "'x''y'", "' '", "'zz'", "'a'", "'1'"]
