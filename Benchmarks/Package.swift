@@ -10,9 +10,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
+        // The dlopen loader of peer engines and the harness's error type, shared by the executables.
+        .target(name: "BenchSupport"),
         .executableTarget(
             name: "logstore-bench",
             dependencies: [
+                "BenchSupport",
                 .product(name: "LogStore", package: "UnifiedStorage"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -21,6 +24,15 @@ let package = Package(
         .executableTarget(
             name: "prefs-bench",
             dependencies: [.product(name: "Preferences", package: "UnifiedStorage")]
+        ),
+        // The SQL engine's figures (issue 7) against SQLite: `swift run -c release sql-bench`.
+        .executableTarget(
+            name: "sql-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "DAO", package: "UnifiedStorage"),
+                .product(name: "LogStore", package: "UnifiedStorage"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -13,6 +13,10 @@ public enum DAOError: Error, Sendable {
     case noSuchTable(String)
     /// A column the statement names does not exist.
     case noSuchColumn(String)
+    /// Any other error SQLite reports for the statement, with SQLite's message: "integer
+    /// overflow", "datatype mismatch", "table t already exists", "table t has 2 columns but 3
+    /// values were supplied", "cannot start a transaction within a transaction", ...
+    case execution(String)
     /// A DAO config has no method of that id (with that argument count).
     case noSuchMethod(String)
     /// A `$`-prefixed argument of a DAO config method was nil.

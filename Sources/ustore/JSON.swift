@@ -6,6 +6,9 @@ enum JSON: Sendable, Equatable {
     case bool(Bool)
     case integer(Int64)
     case unsigned(UInt64)
+    /// A real number, always written with a decimal point or an exponent (so it reads back as
+    /// a real, never as an integer); infinities as `1e999` / `-1e999`.
+    case real(Double)
     case string(String)
     case array([JSON])
     case object([String: JSON])
@@ -27,6 +30,7 @@ enum JSON: Sendable, Equatable {
         case .bool(let value): out += value ? "true" : "false"
         case .integer(let value): out += String(value)
         case .unsigned(let value): out += String(value)
+        case .real(let value): out += JSON.realText(value)
         case .string(let value): JSON.writeString(value, to: &out)
         case .array(let elements):
             out += "["
@@ -46,6 +50,15 @@ enum JSON: Sendable, Equatable {
             }
             out += "}"
         }
+    }
+
+    /// The JSON number text of a real: Swift's shortest round-trip spelling, with ".0" added
+    /// when it has neither a point nor an exponent. NaN (which SQL never yields) is `null`.
+    static func realText(_ value: Double) -> String {
+        if value.isNaN { return "null" }
+        if value.isInfinite { return value < 0 ? "-1e999" : "1e999" }
+        let text = String(value)
+        return text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? text : text + ".0"
     }
 
     /// Appends `value` as a quoted, escaped JSON string.

@@ -47,7 +47,11 @@ final class SQLiteOracle {
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
                 case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(statement, column)))
-                case SQLITE_TEXT: row.append(.text(String(cString: sqlite3_column_text(statement, column))))
+                case SQLITE_TEXT:
+                    // By length, not up to the first NUL: text may hold NULs (CAST(x'00' AS TEXT)).
+                    let count = Int(sqlite3_column_bytes(statement, column))
+                    let bytes = sqlite3_column_text(statement, column).map { UnsafeRawBufferPointer(start: $0, count: count) }
+                    row.append(.text(bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""))
                 case SQLITE_BLOB:
                     let count = Int(sqlite3_column_bytes(statement, column))
                     if let base = sqlite3_column_blob(statement, column) {

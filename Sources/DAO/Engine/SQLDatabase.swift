@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 /// The SQL engine of one LogStore: its tables (indexed record sets, each in a key space of the
@@ -13,14 +14,44 @@ import LogStore
 /// let r = try db.execute("SELECT name FROM t WHERE id = ?", arguments: [7])
 /// ```
 ///
-/// Thread-safe: statements run one at a time; while a transaction is open, statements of other
-/// threads wait for it to end.
+/// Storage (FORMAT.md "DAO tables"): the catalog is the key space named `dao.catalog`, one
+/// record per table; each table's rows are in their own key space (`dao.table.<name>`), keyed
+/// by rowid. Indexes are built in memory from the rows when the database is attached.
 ///
-/// INTERFACE STUB: the SQL engine (issue 7) fills this in. Its declarations are what the typed
-/// Dao, the XML DAO proxies and `ustore sql` are written against.
+/// Thread-safe: statements run one at a time; while a transaction is open (BEGIN without
+/// COMMIT or ROLLBACK yet), statements of other threads wait until it ends, so a transaction
+/// belongs to the thread that began it.
 public final class SQLDatabase: @unchecked Sendable {
     /// The store whose tables these are.
     public let store: LogStore
+
+    /// Serializes statements; `transactionOwner` holds other threads off during a transaction.
+    let condition = NSCondition()
+    var transactionOwner: pthread_t?
+
+    /// Tables by lower-cased name.
+    var tables: [String: TableState] = [:]
+    var catalogSpace: LogStore.KeySpace?
+    /// Bumped by every schema change (cached resolutions are keyed by it).
+    var schemaVersion = 0
+    var explicitTransaction = false
+    var lastInsertRowIdValue: Int64 = 0
+
+    /// Undo actions of the open transaction (or statement), newest last.
+    var undoLog: [() -> Void] = []
+    /// Tables with rows in their overlay.
+    var dirtyTables: [ObjectIdentifier: TableState] = [:]
+    /// Catalog records to rewrite (or delete, when the table is gone) at commit, by name.
+    var dirtyCatalog: Set<String> = []
+    /// Row keys to delete at commit (tables dropped in this transaction).
+    var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
+
+    /// Parsed statements by SQL text.
+    var statementCache: [String: ParsedStatement] = [:]
+
+    /// Diagnostics for tests: the access path of the last statement and rows it read.
+    var lastPlan = ""
+    var rowsVisited = 0
 
     private init(store: LogStore) {
         self.store = store
@@ -28,25 +59,341 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// The database of `store`, created on first use (loading the table catalog and building or
     /// loading the indexes).
-    /// - Throws: `StoreError` when the store is closed or its catalog cannot be read.
+    /// - Throws: `StoreError` when the store is closed or its catalog cannot be read;
+    ///   `StoreError.corrupt` when a catalog record or row does not decode.
+    /// - Complexity: the first call reads every row of every table: O(rows × indexes × log rows).
     public static func attached(to store: LogStore) throws -> SQLDatabase {
-        throw DAOError.unsupported("SQL engine not built yet")
+        try DatabaseRegistry.shared.database(for: store) {
+            let database = SQLDatabase(store: store)
+            try database.loadCatalog()
+            return database
+        }
     }
 
     /// Runs one statement of the subset (API.md "DAO" 2), binding `?` parameters in order.
     /// A statement is atomic: when it throws, the tables are as they were before it.
     /// - Throws: `DAOError` (`syntax` with line and column, `unsupported` naming the construct,
-    ///   `constraint`, `noSuchTable`, `noSuchColumn`) or `StoreError` from the store.
+    ///   `constraint`, `noSuchTable`, `noSuchColumn`, `execution`) or `StoreError` from the store.
+    @discardableResult
     public func execute(_ sql: String, arguments: [DAOValue] = []) throws -> SQLResult {
-        throw DAOError.unsupported("SQL engine not built yet")
+        try withStatementLock {
+            let parsed = try parsedStatement(sql)
+            return try run(parsed, parameters: arguments)
+        }
     }
 
     /// Runs one statement binding `:name` parameters by name (without the colon).
     /// - Throws: as `execute(_:arguments:)`.
+    @discardableResult
     public func execute(_ sql: String, named arguments: [String: DAOValue]) throws -> SQLResult {
-        throw DAOError.unsupported("SQL engine not built yet")
+        try withStatementLock {
+            let parsed = try parsedStatement(sql)
+            return try run(parsed, parameters: parsed.bind(named: arguments))
+        }
+    }
+
+    /// Parses `sql` once for running many times with different arguments.
+    /// - Throws: `DAOError.syntax` or `.unsupported` as `execute` would.
+    public func prepare(_ sql: String) throws -> SQLStatement {
+        let parsed = try withStatementLock { try parsedStatement(sql) }
+        return SQLStatement(database: self, parsed: parsed)
     }
 
     /// Whether a transaction (BEGIN without COMMIT or ROLLBACK yet) is open.
-    public var inTransaction: Bool { false }
+    public var inTransaction: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return explicitTransaction
+    }
+
+    /// The rowid of the last row inserted through this database (SQLite's last_insert_rowid()).
+    public var lastInsertRowId: Int64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return lastInsertRowIdValue
+    }
+
+    /// Names of the tables, sorted.
+    public func tableNames() -> [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return tables.values.map(\.name).sorted()
+    }
+
+    /// The CREATE TABLE statement of a table as the catalog keeps it (canonical form), then its
+    /// CREATE INDEX statements; nil when there is no such table.
+    public func schema(ofTable name: String) -> [String]? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let table = tables[name.lowercased()] else { return nil }
+        let definition = table.definition
+        return [definition.createSQL] + definition.indexes.filter { !$0.isConstraint }.map(definition.createIndexSQL)
+    }
+
+    // MARK: Locking
+
+    func withStatementLock<T>(_ body: () throws -> T) throws -> T {
+        condition.lock()
+        defer { condition.unlock() }
+        let me = pthread_self()
+        while let owner = transactionOwner, pthread_equal(owner, me) == 0 { condition.wait() }
+        let result = try body()
+        if explicitTransaction {
+            transactionOwner = me
+        } else if transactionOwner != nil {
+            transactionOwner = nil
+            condition.broadcast()
+        }
+        return result
+    }
+
+    func parsedStatement(_ sql: String) throws -> ParsedStatement {
+        if let cached = statementCache[sql] { return cached }
+        let (statement, count, names) = try Parser.parse(sql)
+        let parsed = ParsedStatement(statement: statement, parameterCount: count, parameterNames: names)
+        if statementCache.count >= 512 { statementCache.removeAll(keepingCapacity: true) }
+        statementCache[sql] = parsed
+        return parsed
+    }
+
+    // MARK: Running a statement atomically
+
+    func run(_ parsed: ParsedStatement, parameters: [DAOValue]) throws -> SQLResult {
+        switch parsed.statement {
+        case .begin:
+            guard !explicitTransaction else { throw DAOError.execution("cannot start a transaction within a transaction") }
+            explicitTransaction = true
+            return SQLResult(lastInsertRowId: lastInsertRowIdValue)
+        case .commit:
+            guard explicitTransaction else { throw DAOError.execution("cannot commit - no transaction is active") }
+            try commit()
+            explicitTransaction = false
+            return SQLResult(lastInsertRowId: lastInsertRowIdValue)
+        case .rollback:
+            guard explicitTransaction else { throw DAOError.execution("cannot rollback - no transaction is active") }
+            rollback(to: 0)
+            explicitTransaction = false
+            return SQLResult(lastInsertRowId: lastInsertRowIdValue)
+        default:
+            let mark = undoLog.count
+            let savedRowId = lastInsertRowIdValue
+            do {
+                var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled)
+                if !explicitTransaction { try commit() }
+                result.lastInsertRowId = lastInsertRowIdValue
+                return result
+            } catch {
+                rollback(to: mark)
+                lastInsertRowIdValue = savedRowId
+                if !explicitTransaction { discardPending() }
+                throw error
+            }
+        }
+    }
+
+    func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
+        let context = RowContext(parameters: parameters)
+        switch statement {
+        case .select(let select): return try runSelect(select, context, cache: cache)
+        case .insert(let insert): return try runInsert(insert, context, cache: cache)
+        case .update(let update): return try runUpdate(update, context)
+        case .delete(let delete): return try runDelete(delete, context)
+        case .createTable(let create): try createTable(create); return SQLResult()
+        case .createIndex(let create): try createIndex(create); return SQLResult()
+        case .dropTable(let name, let ifExists): try dropTable(name, ifExists: ifExists); return SQLResult()
+        case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
+        case .addColumn(let table, let column): try addColumn(table, column); return SQLResult()
+        case .renameTable(let from, let to): try renameTable(from, to: to); return SQLResult()
+        case .begin, .commit, .rollback: return SQLResult()
+        }
+    }
+
+    /// Undoes in-memory changes back to `mark` (newest first).
+    func rollback(to mark: Int) {
+        while undoLog.count > mark { undoLog.removeLast()() }
+        if mark == 0 { discardPending() }
+    }
+
+    func discardPending() {
+        undoLog.removeAll(keepingCapacity: true)
+        for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: false) }
+        dirtyTables.removeAll()
+        dirtyCatalog.removeAll()
+        pendingClears.removeAll()
+    }
+
+    /// Writes the pending rows and catalog records as one atomic batch.
+    func commit() throws {
+        var batch = LogStore.WriteBatch()
+        for clear in pendingClears {
+            for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
+        }
+        if !dirtyCatalog.isEmpty {
+            let space = try catalogKeySpace()
+            for name in dirtyCatalog.sorted() {
+                if let table = tables[name] {
+                    batch.put(CatalogCodec.encode(table), forKey: Array(name.utf8), space: space)
+                } else {
+                    batch.delete(forKey: Array(name.utf8), space: space)
+                }
+            }
+        }
+        for table in dirtyTables.values {
+            for (rowid, bytes) in table.overlay {
+                if let bytes {
+                    batch.put(bytes, forKey: RowCodec.key(rowid: rowid), space: table.space)
+                } else {
+                    batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
+                }
+            }
+        }
+        if batch.count > 0 {
+            do {
+                try store.write(batch)
+            } catch {
+                rollback(to: 0)
+                throw error
+            }
+        }
+        undoLog.removeAll(keepingCapacity: true)
+        for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: true) }
+        dirtyTables.removeAll(keepingCapacity: true)
+        dirtyCatalog.removeAll()
+        pendingClears.removeAll()
+    }
+
+    func catalogKeySpace() throws -> LogStore.KeySpace {
+        if let catalogSpace { return catalogSpace }
+        let space = try store.space(named: "dao.catalog")
+        catalogSpace = space
+        return space
+    }
+
+    // MARK: Rows
+
+    /// The row `rowid` of `table` as the statement sees it (pending writes first); nil if absent.
+    /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded;
+    /// nil if absent. With `columns` (sorted positions), only those are decoded; the others
+    /// read as NULL.
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
+        rowsVisited += 1
+        guard let bytes = table.bytes(of: rowid) else { return nil }
+        if let columns, columns.isEmpty {
+            var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+            if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+            return values
+        }
+        let decoded = bytes.withUnsafeBytes { buffer in
+            columns.map { RowCodec.decode(buffer, columns: $0) } ?? RowCodec.decode(buffer)
+        }
+        guard var values = decoded else {
+            throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
+        }
+        complete(&values, table: table, rowid: rowid)
+        return values
+    }
+
+    /// Fills the rowid alias and the columns added after the row was written (their defaults).
+    func complete(_ values: inout [DAOValue], table: TableState, rowid: Int64) {
+        let columns = table.definition.columns
+        if values.count < columns.count {
+            for index in values.count..<columns.count {
+                values.append(columns[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null)
+            }
+        }
+        if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+    }
+
+    func markDirty(_ table: TableState) {
+        dirtyTables[ObjectIdentifier(table)] = table
+    }
+
+    func insertRow(_ table: TableState, rowid: Int64, row: [DAOValue]) {
+        let bytes = RowCodec.encode(row, skipping: table.definition.rowidColumn)
+        let previous = table.overlay[rowid]
+        table.overlay[rowid] = .some(bytes)
+        markDirty(table)
+        table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
+        table.insertIntoIndexes(rowid: rowid, row: row)
+        undoLog.append { [unowned table] in
+            table.removeStored(rowid)
+            table.removeFromIndexes(rowid: rowid, row: row)
+            table.overlay[rowid] = previous
+        }
+    }
+
+    func deleteRow(_ table: TableState, rowid: Int64, row: [DAOValue]) {
+        let previous = table.overlay[rowid]
+        table.overlay[rowid] = .some(nil)
+        markDirty(table)
+        let bytes = table.removeStored(rowid) ?? RowCodec.encode(row, skipping: table.definition.rowidColumn)
+        table.removeFromIndexes(rowid: rowid, row: row)
+        undoLog.append { [unowned table] in
+            table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
+            table.insertIntoIndexes(rowid: rowid, row: row)
+            table.overlay[rowid] = previous
+        }
+    }
+
+    func table(named name: String) throws -> TableState {
+        guard let table = tables[name.lowercased()] else { throw DAOError.noSuchTable(name) }
+        return table
+    }
+}
+
+/// A statement parsed once: its tree and its parameter slots.
+struct ParsedStatement: Sendable {
+    var statement: Statement
+    var parameterCount: Int
+    var parameterNames: [String: Int]
+    /// Its resolution against the schema, reused while the schema is unchanged.
+    let compiled = CompiledBox()
+
+    func bind(named arguments: [String: DAOValue]) -> [DAOValue] {
+        var values = [DAOValue](repeating: .null, count: parameterCount)
+        for (name, slot) in parameterNames {
+            if let value = arguments[name] { values[slot] = value }
+        }
+        return values
+    }
+}
+
+/// A statement parsed once and run many times with different arguments (`SQLDatabase.prepare`).
+public struct SQLStatement: Sendable {
+    let database: SQLDatabase
+    let parsed: ParsedStatement
+
+    /// Runs the statement binding `?` parameters in order.
+    /// - Throws: as `SQLDatabase.execute(_:arguments:)`.
+    @discardableResult
+    public func execute(arguments: [DAOValue] = []) throws -> SQLResult {
+        try database.withStatementLock { try database.run(parsed, parameters: arguments) }
+    }
+
+    /// Runs the statement binding `:name` parameters by name.
+    @discardableResult
+    public func execute(named arguments: [String: DAOValue]) throws -> SQLResult {
+        try database.withStatementLock { try database.run(parsed, parameters: parsed.bind(named: arguments)) }
+    }
+
+    /// The number of parameter slots of the statement.
+    public var parameterCount: Int { parsed.parameterCount }
+}
+
+/// The one database per store.
+final class DatabaseRegistry: @unchecked Sendable {
+    static let shared = DatabaseRegistry()
+    private let lock = NSLock()
+    private var databases: [ObjectIdentifier: SQLDatabase] = [:]
+
+    func database(for store: LogStore, create: () throws -> SQLDatabase) throws -> SQLDatabase {
+        lock.lock()
+        defer { lock.unlock() }
+        if let existing = databases[ObjectIdentifier(store)], existing.store === store { return existing }
+        // Forget databases of closed stores (a closed store throws on any read).
+        for (key, database) in databases where (try? database.store.namedSpaces()) == nil { databases[key] = nil }
+        let database = try create()
+        databases[ObjectIdentifier(store)] = database
+        return database
+    }
 }

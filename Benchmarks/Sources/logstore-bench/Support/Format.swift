@@ -39,21 +39,3 @@ enum Format {
 
     static func optional<T>(_ value: T?, _ body: (T) -> String) -> String { value.map(body) ?? "-" }
 }
-
-enum BenchError: Error, CustomStringConvertible {
-    case usage(String)
-    case verification(String)
-    /// A peer's library is not installed (the peer is skipped).
-    case unavailable(String)
-    /// An engine call failed.
-    case engine(String)
-
-    var description: String {
-        switch self {
-        case .usage(let message): return "usage: \(message)"
-        case .verification(let message): return "verification failed: \(message)"
-        case .unavailable(let message): return "unavailable: \(message)"
-        case .engine(let message): return "engine error: \(message)"
-        }
-    }
-}

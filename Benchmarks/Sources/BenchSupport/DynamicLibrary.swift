@@ -3,13 +3,15 @@ import Glibc
 #endif
 import Foundation
 
+/// Shared by the harness executables (logstore-bench, sql-bench).
+///
 /// A C library opened at run time with `dlopen`, so a peer engine is never a build-time
 /// dependency: on a machine without it the peer is skipped with a note instead of the harness
 /// failing to build or link.
-final class DynamicLibrary: @unchecked Sendable {
-    let handle: UnsafeMutableRawPointer
+public final class DynamicLibrary: @unchecked Sendable {
+    public let handle: UnsafeMutableRawPointer
     /// The name or path it was opened by.
-    let path: String
+    public let path: String
 
     private init(handle: UnsafeMutableRawPointer, path: String) {
         self.handle = handle
@@ -20,7 +22,7 @@ final class DynamicLibrary: @unchecked Sendable {
     /// `globPrefix*` in the usual library directories (e.g. `librocksdb.so.` for any version).
     /// Returns the library, or the reason none could be opened.
     /// `fallbacks` are tried last (an unversioned development symlink, say).
-    static func open(sonames: [String], globPrefix: String? = nil, fallbacks: [String] = []) -> Result<DynamicLibrary, BenchError> {
+    public static func open(sonames: [String], globPrefix: String? = nil, fallbacks: [String] = []) -> Result<DynamicLibrary, BenchError> {
         var tried = sonames
         for name in sonames {
             if let handle = dlopen(name, RTLD_NOW | RTLD_LOCAL) {
@@ -50,7 +52,7 @@ final class DynamicLibrary: @unchecked Sendable {
     }
 
     /// The symbol `name` as a C function of type `T` (a `@convention(c)` function type).
-    func function<T>(_ name: String, as type: T.Type = T.self) throws -> T {
+    public func function<T>(_ name: String, as type: T.Type = T.self) throws -> T {
         guard let symbol = dlsym(handle, name) else {
             throw BenchError.unavailable("\(path) has no symbol \(name)")
         }
@@ -58,21 +60,21 @@ final class DynamicLibrary: @unchecked Sendable {
     }
 
     /// Like `function(_:)`, nil when the library lacks the symbol.
-    func optionalFunction<T>(_ name: String, as type: T.Type = T.self) -> T? {
+    public func optionalFunction<T>(_ name: String, as type: T.Type = T.self) -> T? {
         dlsym(handle, name).map { unsafeBitCast($0, to: T.self) }
     }
 }
 
 /// Loads a library once per process and keeps the result: engines share their symbol tables
 /// across instances (reopens, per-thread handles).
-final class LazyLibrary<API>: @unchecked Sendable {
+public final class LazyLibrary<API>: @unchecked Sendable {
     private let lock = NSLock()
     private var loaded: Result<API, BenchError>?
     private let load: () -> Result<API, BenchError>
 
-    init(_ load: @escaping () -> Result<API, BenchError>) { self.load = load }
+    public init(_ load: @escaping () -> Result<API, BenchError>) { self.load = load }
 
-    var result: Result<API, BenchError> {
+    public var result: Result<API, BenchError> {
         lock.lock()
         defer { lock.unlock() }
         if let loaded { return loaded }
@@ -81,5 +83,5 @@ final class LazyLibrary<API>: @unchecked Sendable {
         return value
     }
 
-    func get() throws -> API { try result.get() }
+    public func get() throws -> API { try result.get() }
 }

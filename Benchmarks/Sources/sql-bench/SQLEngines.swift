@@ -1,0 +1,129 @@
+import BenchSupport
+import DAO
+import Foundation
+import LogStore
+
+/// One SQL engine under benchmark: statements with `?` arguments, each in its own transaction
+/// unless inside `BEGIN ... COMMIT`.
+protocol SQLBenchEngine: AnyObject {
+    var name: String { get }
+    /// Runs `sql`; returns how many rows it produced (every value of each row is read).
+    @discardableResult func run(_ sql: String, _ arguments: [DAOValue]) throws -> Int
+    /// Closes the database and opens it again (the reopen workload).
+    func reopen() throws
+    func close() throws
+}
+
+/// The product: SQLDatabase on a LogStore with default options (process-crash-safe writes).
+final class UnifiedEngine: SQLBenchEngine {
+    let name = "UnifiedStorage"
+    private let directory: URL
+    private var store: LogStore
+    private var database: SQLDatabase
+
+    init(directory: URL) throws {
+        self.directory = directory
+        store = try LogStore(directory: directory)
+        database = try SQLDatabase.attached(to: store)
+    }
+
+    func run(_ sql: String, _ arguments: [DAOValue]) throws -> Int {
+        try database.execute(sql, arguments: arguments).rows.count
+    }
+
+    func reopen() throws {
+        try store.close()
+        store = try LogStore(directory: directory)
+        database = try SQLDatabase.attached(to: store)
+    }
+
+    func close() throws { try store.close() }
+}
+
+/// SQLite 3 through the system library: WAL, synchronous=NORMAL, one transaction per statement
+/// (autocommit), statements prepared once and cached by text.
+final class SQLiteBenchEngine: SQLBenchEngine {
+    let name = "SQLite"
+    private let api: SQLiteLibrary
+    private let path: String
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+
+    init(directory: URL) throws {
+        api = try SQLiteLibrary.shared.get()
+        path = directory.appendingPathComponent("bench.sqlite").path
+        try open()
+    }
+
+    var version: String { api.libversion().map { String(cString: $0) } ?? "?" }
+
+    private func open() throws {
+        var handle: OpaquePointer?
+        guard api.open(path, &handle, 0x2 | 0x4 | 0x8000, nil) == 0, let handle else {  // READWRITE | CREATE | NOMUTEX
+            throw BenchError.engine("sqlite3_open_v2 \(path) failed")
+        }
+        db = handle
+        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"] {
+            guard api.exec(db, pragma, nil, nil, nil) == 0 else { throw BenchError.engine("\(pragma): \(lastError)") }
+        }
+    }
+
+    private var lastError: String { api.errmsg(db).map { String(cString: $0) } ?? "unknown error" }
+
+    func run(_ sql: String, _ arguments: [DAOValue]) throws -> Int {
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            var prepared: OpaquePointer?
+            guard api.prepare(db, sql, -1, &prepared, nil) == 0, let prepared else { throw BenchError.engine("prepare \(sql): \(lastError)") }
+            statements[sql] = prepared
+            statement = prepared
+        }
+        defer { _ = api.reset(statement) }
+        for (index, value) in arguments.enumerated() {
+            let slot = Int32(index + 1)
+            switch value {
+            case .integer(let v): _ = api.bindInt64(statement, slot, v)
+            case .real(let v): _ = api.bindDouble(statement, slot, v)
+            case .text(let v): _ = api.bindText(statement, slot, v, -1, -1)
+            default: _ = api.bindNull(statement, slot)
+            }
+        }
+        var rows = 0
+        let columns = api.columnCount(statement)
+        while true {
+            let rc = api.step(statement)
+            if rc == 101 { return rows }  // SQLITE_DONE
+            guard rc == 100 else { throw BenchError.engine("step \(sql): \(rc) \(lastError)") }
+            rows += 1
+            // Read every value in its storage class, as the product's result rows hold them all.
+            var sink = 0.0
+            for column in 0..<columns {
+                switch api.columnType(statement, column) {
+                case 1: sink += Double(api.columnInt64(statement, column))
+                case 2: sink += api.columnDouble(statement, column)
+                case 3:
+                    let count = Int(api.columnBytes(statement, column))
+                    if let text = api.columnText(statement, column) {
+                        sink += Double(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self).utf8.count)
+                    }
+                default: break
+                }
+            }
+            if sink == -1 { print("") }
+        }
+    }
+
+    func reopen() throws {
+        try close()
+        try open()
+    }
+
+    func close() throws {
+        for statement in statements.values { _ = api.finalize(statement) }
+        statements.removeAll()
+        guard api.close(db) == 0 else { throw BenchError.engine("sqlite3_close: \(lastError)") }
+        db = nil
+    }
+}

@@ -1,0 +1,165 @@
+import BenchSupport
+import DAO
+import Foundation
+
+// sql-bench: the SQL engine (issue 7) against SQLite 3 in the same run.
+//
+//   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S]
+//
+// Table bench(id INTEGER PRIMARY KEY, k INTEGER, name TEXT, v REAL) with indexes on k and name.
+// Every workload runs the same statements with the same arguments on both engines; each
+// statement is its own transaction (autocommit) unless said. Throughput workloads stop after
+// --seconds (default 3) or their operation count, whichever comes first.
+
+struct Options {
+    var rows = 100_000
+    var reopenRows = 1_000_000
+    var seconds = 3.0
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            guard let value = iterator.next() else { throw BenchError.usage("\(argument) needs a value") }
+            switch argument {
+            case "--rows": rows = Int(value) ?? rows
+            case "--reopen-rows": reopenRows = Int(value) ?? reopenRows
+            case "--seconds": seconds = Double(value) ?? seconds
+            default: throw BenchError.usage("unknown option \(argument)")
+            }
+        }
+    }
+}
+
+/// The row with index i: deterministic values, k in insertion order, name and v scrambled.
+func row(_ i: Int) -> [DAOValue] {
+    let hash = UInt64(i) &* 0x9E37_79B9_7F4A_7C15
+    return [.integer(Int64(i + 1)), .integer(Int64(i)), .text("name-\(String(hash >> 20, radix: 36))"),
+            .real(Double(hash % 1_000_000) / 1000)]
+}
+
+let schema = [
+    "CREATE TABLE bench (id INTEGER PRIMARY KEY, k INTEGER, name TEXT, v REAL)",
+    "CREATE INDEX bench_k ON bench (k)",
+    "CREATE INDEX bench_name ON bench (name)",
+]
+let insertSQL = "INSERT INTO bench (id, k, name, v) VALUES (?, ?, ?, ?)"
+
+/// Runs `operation` up to `count` times or until `seconds` pass; returns operations per second.
+func throughput(count: Int, seconds: Double, _ operation: (Int) throws -> Void) rethrows -> (opsPerSecond: Double, done: Int) {
+    let start = Date()
+    var done = 0
+    while done < count {
+        try operation(done)
+        done += 1
+        if done % 64 == 0, Date().timeIntervalSince(start) > seconds { break }
+    }
+    return (Double(done) / Date().timeIntervalSince(start), done)
+}
+
+struct Measurement {
+    var workload: String
+    var unified: Double
+    var sqlite: Double
+    var unit: String
+    var goal: String
+    var met: Bool
+}
+
+func scratch(_ name: String) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("sql-bench-\(name)-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func measureAll(_ options: Options) throws -> [Measurement] {
+    var results: [String: [String: Double]] = [:]
+    let n = options.rows
+    for make in [{ try UnifiedEngine(directory: $0) as SQLBenchEngine }, { try SQLiteBenchEngine(directory: $0) as SQLBenchEngine }] {
+        let directory = try scratch("main")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let engine = try make(directory)
+        for statement in schema { try engine.run(statement, []) }
+        var figures: [String: Double] = [:]
+        // Insert: one row per statement, each its own transaction.
+        let insert = try throughput(count: n, seconds: .infinity) { try engine.run(insertSQL, row($0)) }
+        figures["insert"] = insert.opsPerSecond
+        var random = SystemRandomNumberGenerator()
+        let pk = try throughput(count: 200_000, seconds: options.seconds) { _ in
+            let id = Int64.random(in: 1...Int64(n), using: &random)
+            guard try engine.run("SELECT id, k, name, v FROM bench WHERE id = ?", [.integer(id)]) == 1 else { throw BenchError.verification("pk select") }
+        }
+        figures["pk"] = pk.opsPerSecond
+        let range = try throughput(count: 50_000, seconds: options.seconds) { _ in
+            let low = Int64.random(in: 0...Int64(n - 100), using: &random)
+            guard try engine.run("SELECT id, k, name, v FROM bench WHERE k BETWEEN ? AND ?", [.integer(low), .integer(low + 99)]) == 100 else {
+                throw BenchError.verification("range")
+            }
+        }
+        figures["range"] = range.opsPerSecond
+        let order = try throughput(count: 50_000, seconds: options.seconds) { _ in
+            let from = "name-\(String(UInt64.random(in: 0...UInt64.max, using: &random) >> 20, radix: 36))"
+            try engine.run("SELECT id, k, name, v FROM bench WHERE name > ? ORDER BY name LIMIT 10", [.text(from)])
+        }
+        figures["order"] = order.opsPerSecond
+        let scan = try throughput(count: 1_000, seconds: options.seconds) { _ in
+            let low = Double.random(in: 0...999, using: &random)
+            try engine.run("SELECT id FROM bench WHERE v BETWEEN ? AND ?", [.real(low), .real(low + 1)])
+        }
+        figures["scan"] = scan.opsPerSecond
+        try engine.close()
+        results[engine.name] = figures
+        print("  \(engine.name): \(n) rows inserted, \(pk.done) pk selects, \(range.done) ranges, \(order.done) order-limits, \(scan.done) scans")
+    }
+    // Reopen: a table of reopenRows rows with two indexes, loaded in one transaction; then close,
+    // open and run the first query.
+    var reopen: [String: Double] = [:]
+    for make in [{ try UnifiedEngine(directory: $0) as SQLBenchEngine }, { try SQLiteBenchEngine(directory: $0) as SQLBenchEngine }] {
+        let directory = try scratch("reopen")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let engine = try make(directory)
+        for statement in schema { try engine.run(statement, []) }
+        let load = Date()
+        try engine.run("BEGIN", [])
+        for i in 0..<options.reopenRows { try engine.run(insertSQL, row(i)) }
+        try engine.run("COMMIT", [])
+        let loadSeconds = Date().timeIntervalSince(load)
+        let start = Date()
+        try engine.reopen()
+        guard try engine.run("SELECT id, k, name, v FROM bench WHERE id = ?", [.integer(Int64(options.reopenRows / 2))]) == 1 else {
+            throw BenchError.verification("reopen query")
+        }
+        reopen[engine.name] = Date().timeIntervalSince(start)
+        print("  \(engine.name): \(options.reopenRows) rows loaded in \(String(format: "%.1f", loadSeconds)) s (one transaction); reopen + first query \(String(format: "%.3f", reopen[engine.name] ?? 0)) s")
+        try engine.close()
+    }
+    func ratio(_ key: String) -> (Double, Double, Double) {
+        let u = results["UnifiedStorage"]?[key] ?? 0, s = results["SQLite"]?[key] ?? 0
+        return (u, s, s > 0 ? u / s : 0)
+    }
+    var measurements: [Measurement] = []
+    for (key, label, goal) in [("insert", "insert (1 row/statement)", 10.0), ("pk", "primary-key select", 3.0), ("range", "indexed range, 100 rows", 1.0),
+                               ("order", "ORDER BY indexed LIMIT 10", 1.0), ("scan", "full-scan filter", 0.5)] {
+        let (u, s, r) = ratio(key)
+        measurements.append(Measurement(workload: label, unified: u, sqlite: s, unit: "ops/s", goal: ">= \(goal)x (is \(String(format: "%.2f", r))x)", met: r >= goal))
+    }
+    let u = reopen["UnifiedStorage"] ?? .infinity
+    measurements.append(Measurement(workload: "reopen \(options.reopenRows) rows + first query", unified: u, sqlite: reopen["SQLite"] ?? 0,
+                                    unit: "s", goal: "<= 2 s", met: u <= 2))
+    return measurements
+}
+
+do {
+    let options = try Options(CommandLine.arguments)
+    let version = (try? SQLiteBenchEngine(directory: try scratch("probe")))?.version ?? "unavailable"
+    print("sql-bench: \(options.rows) rows, reopen table \(options.reopenRows) rows, up to \(options.seconds) s per read workload; SQLite \(version) (WAL, synchronous=NORMAL, autocommit); UnifiedStorage LogStore default options")
+    let measurements = try measureAll(options)
+    print("| workload | UnifiedStorage | SQLite | unit | goal | met |")
+    print("| --- | ---: | ---: | --- | --- | --- |")
+    for m in measurements {
+        let digits = m.unit == "s" ? 3 : 0
+        print("| \(m.workload) | \(String(format: "%.\(digits)f", m.unified)) | \(String(format: "%.\(digits)f", m.sqlite)) | \(m.unit) | \(m.goal) | \(m.met ? "met" : "not met") |")
+    }
+} catch {
+    FileHandle.standardError.write(Data("sql-bench: \(error)\n".utf8))
+    exit(1)
+}

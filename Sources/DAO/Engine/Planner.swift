@@ -1,0 +1,353 @@
+/// How a statement reaches the rows of its table.
+enum AccessPath {
+    /// Every row in rowid order (or reverse).
+    case fullScan(reverse: Bool)
+    /// These rowids, in this order.
+    case rowids([Int64])
+    /// Rowids in [lower, upper], in order (or reverse).
+    case rowidRange(lower: Int64, upper: Int64, reverse: Bool)
+    /// Entries of index `index` in key ranges (in index order, or reverse).
+    case indexRanges(index: Int, ranges: [KeyRange], reverse: Bool)
+
+    var description: String {
+        switch self {
+        case .fullScan(let reverse): return "SCAN" + (reverse ? " REVERSE" : "")
+        case .rowids(let ids): return "ROWID LOOKUP (\(ids.count))"
+        case .rowidRange(let lower, let upper, _): return "ROWID RANGE \(lower)...\(upper)"
+        case .indexRanges(let index, let ranges, let reverse):
+            return "INDEX \(index) RANGES \(ranges.count)" + (reverse ? " REVERSE" : "")
+        }
+    }
+}
+
+/// A range of index keys in index order: a key prefix bound at each end (nil = open).
+struct KeyRange {
+    var lower: [DAOValue]?
+    var lowerInclusive = true
+    var upper: [DAOValue]?
+    var upperInclusive = true
+}
+
+/// Chooses an access path from the WHERE terms and ORDER BY (API.md: equality, IN, ranges and
+/// prefix LIKE by index; ORDER BY ... LIMIT by an ordered index without sorting).
+struct Planner {
+    let table: TableState
+    let context: RowContext
+
+    /// A usable predicate on one column (slot) with constant operands.
+    private enum Predicate {
+        case equal([DAOValue])
+        case lower(DAOValue, inclusive: Bool)
+        case upper(DAOValue, inclusive: Bool)
+        case likePrefix(String)
+    }
+
+    private func constant(_ expr: Expr) throws -> DAOValue? {
+        guard expr.isConstant else { return nil }
+        return try Evaluator.evaluate(expr, context)
+    }
+
+    /// The slot a term constrains, if it compares a bare column with constants.
+    private func predicates(_ terms: [Expr]) throws -> [(slot: Int, predicate: Predicate)] {
+        var found: [(Int, Predicate)] = []
+        for term in terms {
+            switch term {
+            case .binary(let op, let l, let r) where [.equal, .isOp, .less, .lessEqual, .greater, .greaterEqual].contains(op):
+                var column = l, other = r, operation = op
+                if case .slot = l {} else if case .slot = r {
+                    column = r; other = l
+                    switch op {
+                    case .less: operation = .greater
+                    case .lessEqual: operation = .greaterEqual
+                    case .greater: operation = .less
+                    case .greaterEqual: operation = .lessEqual
+                    default: break
+                    }
+                }
+                guard case .slot(let slot, let affinity) = column, let raw = try constant(other) else { continue }
+                if case .null = raw { continue }
+                let value = SQLValues.apply(SQLValues.comparisonAffinity(affinity, other.affinity), to: raw)
+                switch operation {
+                case .equal, .isOp: found.append((slot, .equal([value])))
+                case .less: found.append((slot, .upper(value, inclusive: false)))
+                case .lessEqual: found.append((slot, .upper(value, inclusive: true)))
+                case .greater: found.append((slot, .lower(value, inclusive: false)))
+                case .greaterEqual: found.append((slot, .lower(value, inclusive: true)))
+                default: break
+                }
+            case .inList(.slot(let slot, let affinity), let items, negated: false):
+                var values: [DAOValue] = []
+                var usable = true
+                for item in items {
+                    guard let raw = try constant(item) else { usable = false; break }
+                    if case .null = raw { continue }
+                    values.append(SQLValues.apply(SQLValues.comparing(affinity), to: raw))
+                }
+                if usable { found.append((slot, .equal(values))) }
+            case .between(.slot(let slot, let affinity), let low, let high, negated: false):
+                if let l = try constant(low), let h = try constant(high) {
+                    if case .null = l {} else {
+                        found.append((slot, .lower(SQLValues.apply(SQLValues.comparisonAffinity(affinity, low.affinity), to: l), inclusive: true)))
+                    }
+                    if case .null = h {} else {
+                        found.append((slot, .upper(SQLValues.apply(SQLValues.comparisonAffinity(affinity, high.affinity), to: h), inclusive: true)))
+                    }
+                }
+            case .like(.slot(let slot, .text), let pattern, escape: nil, negated: false):
+                if case .text(let text)? = try constant(pattern) {
+                    let prefix = String(text.unicodeScalars.prefix { $0 != "%" && $0 != "_" })
+                    if !prefix.isEmpty { found.append((slot, .likePrefix(prefix))) }
+                }
+            default: continue
+            }
+        }
+        return found
+    }
+
+    private func isRowidSlot(_ slot: Int) -> Bool { slot == -1 || slot == table.definition.rowidColumn }
+
+    /// The access path, and whether it already yields rows in ORDER BY order.
+    func choose(where whereClause: Expr?, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, ordered: Bool) {
+        let terms = whereClause?.conjuncts ?? []
+        let found = try predicates(terms)
+
+        // 1. Rowid equality or IN.
+        for (slot, predicate) in found where isRowidSlot(slot) {
+            if case .equal(let values) = predicate {
+                var ids: [Int64] = []
+                for value in values {
+                    if case .integer(let i) = value { ids.append(i) }
+                    else if case .real(let r) = value, let i = SQLValues.exactInteger(r) { ids.append(i) }
+                }
+                let sorted = Array(Set(ids)).sorted()
+                let wantsReverse = orderBy.map { $0.count == 1 && isRowidSlot($0[0].slot) && $0[0].descending } ?? false
+                let ordered = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
+                return (.rowids(wantsReverse ? sorted.reversed() : sorted), ordered && sorted.count <= 1 || ordered)
+            }
+        }
+        // 2. Index equality on a leading prefix (longest prefix wins; unique indexes first).
+        var best: (index: Int, keys: [[DAOValue]], length: Int)?
+        for (number, index) in table.indexes.enumerated() {
+            var keys: [[DAOValue]] = [[]]
+            var length = 0
+            for column in index.schema.columns {
+                let equality = found.first { entry in
+                    guard entry.slot == column, case .equal = entry.predicate else { return false }
+                    return true
+                }
+                guard let equality, case .equal(let candidates) = equality.predicate else { break }
+                keys = keys.flatMap { key in candidates.map { key + [$0] } }
+                length += 1
+                if keys.count > 256 { break }
+            }
+            if length > 0, best == nil || length > best!.length || (length == best!.length && index.schema.unique) {
+                best = (number, keys, length)
+            }
+        }
+        if let best {
+            let index = table.indexes[best.index]
+            var keys = best.keys
+            keys.sort { index.compareKeys($0, $1) < 0 }
+            var unique: [[DAOValue]] = []
+            for key in keys where unique.last.map({ index.compareKeys($0, key) != 0 }) ?? true { unique.append(key) }
+            let ranges = unique.map { KeyRange(lower: $0, upper: $0) }
+            let (ordered, reverse) = orderSatisfied(by: index, skipping: best.length, orderBy, single: unique.count == 1)
+            return (.indexRanges(index: best.index, ranges: reverse ? ranges.reversed() : ranges, reverse: reverse), ordered)
+        }
+        // 3. Rowid range.
+        var lowerRowid: Int64?, upperRowid: Int64?
+        for (slot, predicate) in found where isRowidSlot(slot) {
+            switch predicate {
+            case .lower(let value, let inclusive):
+                guard let bound = integerBound(value, lower: true, inclusive: inclusive) else { continue }
+                lowerRowid = max(lowerRowid ?? Int64.min, bound)
+            case .upper(let value, let inclusive):
+                guard let bound = integerBound(value, lower: false, inclusive: inclusive) else { continue }
+                upperRowid = min(upperRowid ?? Int64.max, bound)
+            default: continue
+            }
+        }
+        let rowidOrder = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
+        let rowidReverse = orderBy.map { $0.count == 1 && $0[0].descending } ?? false
+        if lowerRowid != nil || upperRowid != nil {
+            return (.rowidRange(lower: lowerRowid ?? Int64.min, upper: upperRowid ?? Int64.max, reverse: rowidReverse && rowidOrder), rowidOrder)
+        }
+        // 4. Index range (or LIKE prefix) on the first column of an index.
+        for (number, index) in table.indexes.enumerated() {
+            let first = index.schema.columns[0]
+            let descending = index.schema.descending[0]
+            var range = KeyRange()
+            var usable = false
+            var ranges: [KeyRange]?
+            for (slot, predicate) in found where slot == first {
+                switch predicate {
+                case .lower(let value, let inclusive):
+                    usable = true
+                    if descending { range.upper = [value]; range.upperInclusive = inclusive }
+                    else { range.lower = [value]; range.lowerInclusive = inclusive }
+                case .upper(let value, let inclusive):
+                    usable = true
+                    if descending { range.lower = [value]; range.lowerInclusive = inclusive }
+                    else { range.upper = [value]; range.upperInclusive = inclusive }
+                case .likePrefix(let prefix) where !descending:
+                    ranges = Planner.likeRanges(prefix)
+                default: continue
+                }
+            }
+            if let ranges {
+                return (.indexRanges(index: number, ranges: ranges, reverse: false), orderBy?.isEmpty ?? true)
+            }
+            if usable {
+                // Values below every number or text: NULLs never satisfy a range.
+                if range.lower == nil && !descending { range.lower = [.null]; range.lowerInclusive = false }
+                if range.upper == nil && descending { range.upper = [.null]; range.upperInclusive = false }
+                let (ordered, reverse) = orderSatisfied(by: index, skipping: 0, orderBy, single: true)
+                return (.indexRanges(index: number, ranges: [range], reverse: reverse), ordered)
+            }
+        }
+        // 5. ORDER BY served by an index or the rowid order.
+        if let orderBy, !orderBy.isEmpty {
+            if rowidOrder { return (.fullScan(reverse: rowidReverse), true) }
+            for (number, index) in table.indexes.enumerated() {
+                let (ordered, reverse) = orderSatisfied(by: index, skipping: 0, orderBy, single: true)
+                if ordered { return (.indexRanges(index: number, ranges: [KeyRange()], reverse: reverse), true) }
+            }
+        }
+        return (.fullScan(reverse: false), rowidOrder)
+    }
+
+    /// Key ranges holding every text that starts with a case variant of `prefix` (LIKE folds
+    /// ASCII letters), then the blobs (which LIKE also reads as text).
+    static func likeRanges(_ prefix: String) -> [KeyRange] {
+        let bytes = Array(prefix.utf8)
+        let letters = bytes.filter { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }.count
+        var ranges: [KeyRange] = []
+        if letters <= 5 {
+            var variants: [[UInt8]] = [[]]
+            for b in bytes {
+                let lower = b >= 0x41 && b <= 0x5A ? b + 0x20 : b
+                let upper = b >= 0x61 && b <= 0x7A ? b - 0x20 : b
+                variants = lower == upper ? variants.map { $0 + [b] } : variants.flatMap { [$0 + [upper], $0 + [lower]] }
+            }
+            let texts = variants.map { String(decoding: $0, as: UTF8.self) }.sorted { SQLValues.compareText($0, $1) < 0 }
+            ranges = texts.map { KeyRange(lower: [.text($0)], upper: [.text($0 + "\u{10FFFF}")]) }
+        } else {
+            let upperCased = String(decoding: bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+            let lowerCased = String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+            ranges = [KeyRange(lower: [.text(upperCased)], upper: [.text(lowerCased + "\u{10FFFF}")])]
+        }
+        ranges.append(KeyRange(lower: [.blob([])], upper: nil))
+        return ranges
+    }
+
+    /// Whether scanning `index` (after `skipping` equality columns) gives ORDER BY's order, and
+    /// whether backwards.
+    private func orderSatisfied(by index: IndexState, skipping: Int, _ orderBy: [(slot: Int, descending: Bool)]?, single: Bool) -> (Bool, Bool) {
+        guard let orderBy, !orderBy.isEmpty else { return (true, false) }
+        guard single else { return (false, false) }
+        let columns = index.schema.columns
+        var reverse: Bool?
+        for (offset, term) in orderBy.enumerated() {
+            let position = skipping + offset
+            if position == columns.count {
+                // The rowid breaks ties after the key.
+                guard isRowidSlot(term.slot), offset == orderBy.count - 1 else { return (false, false) }
+                let wantsReverse = term.descending
+                if let reverse, reverse != wantsReverse { return (false, false) }
+                return (true, wantsReverse)
+            }
+            guard position < columns.count, columns[position] == term.slot else { return (false, false) }
+            let wantsReverse = term.descending != index.schema.descending[position]
+            if let reverse, reverse != wantsReverse { return (false, false) }
+            reverse = wantsReverse
+        }
+        return (true, reverse ?? false)
+    }
+
+    /// The smallest (lower) or largest (upper) integer rowid the bound allows; nil if not numeric.
+    private func integerBound(_ value: DAOValue, lower: Bool, inclusive: Bool) -> Int64? {
+        switch value {
+        case .integer(let i):
+            if inclusive { return i }
+            if lower { return i == Int64.max ? nil : i + 1 }
+            return i == Int64.min ? nil : i - 1
+        case .real(let r):
+            if r.isNaN { return nil }
+            if lower {
+                let c = r.rounded(.up)
+                let bound = SQLValues.saturatingInteger(c)
+                return (!inclusive && Double(bound) == r) ? (bound == Int64.max ? nil : bound + 1) : bound
+            } else {
+                let f = r.rounded(.down)
+                let bound = SQLValues.saturatingInteger(f)
+                return (!inclusive && Double(bound) == r) ? (bound == Int64.min ? nil : bound - 1) : bound
+            }
+        default: return nil
+        }
+    }
+}
+
+extension SQLDatabase {
+    /// Calls `body` with each rowid of `path` (stopping when it returns false).
+    func scan(_ table: TableState, _ path: AccessPath, _ body: (Int64) throws -> Bool) throws {
+        switch path {
+        case .fullScan(let reverse):
+            // Snapshot of the order: the body may change the table (UPDATE, DELETE collect first).
+            if reverse {
+                for chunk in table.rows.chunks.reversed() { for row in chunk.reversed() { if try !body(row.rowid) { return } } }
+            } else {
+                for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid) { return } } }
+            }
+        case .rowids(let ids):
+            for rowid in ids where table.contains(rowid: rowid) { if try !body(rowid) { return } }
+        case .rowidRange(let lower, let upper, let reverse):
+            guard lower <= upper else { return }
+            if reverse {
+                var position = table.rows.lowerBound { $0.rowid <= upper }
+                while let previous = table.rows.previous(position), let rowid = table.rows.element(at: previous)?.rowid, rowid >= lower {
+                    if try !body(rowid) { return }
+                    position = previous
+                }
+            } else {
+                var position = table.rows.lowerBound { $0.rowid < lower }
+                while let rowid = table.rows.element(at: position)?.rowid, rowid <= upper {
+                    if try !body(rowid) { return }
+                    position = table.rows.next(position)
+                }
+            }
+        case .indexRanges(let number, let ranges, let reverse):
+            let index = table.indexes[number]
+            for range in ranges {
+                let start: SortedChunks<IndexEntry>.Position
+                if let lower = range.lower {
+                    start = range.lowerInclusive ? index.entries.lowerBound { index.compareKeys($0.key, lower) < 0 }
+                        : index.entries.lowerBound { index.compareKeys($0.key, lower) <= 0 }
+                } else {
+                    start = index.entries.startPosition
+                }
+                let end: SortedChunks<IndexEntry>.Position
+                if let upper = range.upper {
+                    end = range.upperInclusive ? index.entries.lowerBound { index.compareKeys($0.key, upper) <= 0 }
+                        : index.entries.lowerBound { index.compareKeys($0.key, upper) < 0 }
+                } else {
+                    end = index.entries.endPosition
+                }
+                if reverse {
+                    var position = end
+                    while position != start, let previous = index.entries.previous(position) {
+                        if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
+                        guard let entry = index.entries.element(at: previous) else { break }
+                        if try !body(entry.rowid) { return }
+                        position = previous
+                    }
+                } else {
+                    var position = start
+                    while position != end, let entry = index.entries.element(at: position) {
+                        if try !body(entry.rowid) { return }
+                        position = index.entries.next(position)
+                    }
+                }
+            }
+        }
+    }
+}

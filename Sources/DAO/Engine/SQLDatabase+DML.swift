@@ -1,0 +1,276 @@
+/// An INSERT resolved against the schema.
+struct CompiledInsert {
+    var table: TableState
+    var targets: [Int]
+    var values: [[Expr]]?
+}
+
+extension SQLDatabase {
+    // MARK: INSERT
+
+    /// Resolves an INSERT's target columns and VALUES expressions.
+    func compileInsert(_ insert: InsertStatement) throws -> CompiledInsert {
+        let table = try self.table(named: insert.table)
+        let columns = table.definition.columns
+        var targets: [Int]
+        if let names = insert.columns {
+            targets = []
+            for name in names {
+                if let index = table.definition.columnIndex(name) {
+                    targets.append(index)
+                } else if Resolver.rowidNames.contains(name.lowercased()) {
+                    targets.append(-1)
+                } else {
+                    throw DAOError.execution("table \(table.name) has no column named \(name)")
+                }
+            }
+        } else {
+            targets = Array(columns.indices)
+        }
+        var values: [[Expr]]?
+        if let rows = insert.values {
+            if rows.isEmpty {
+                targets = []
+                values = [[]]
+            } else {
+                var resolver = Resolver(table: nil)
+                let resolved = try rows.map { row in try row.map { try resolver.resolve($0, allowAggregates: false) } }
+                if let first = resolved.first, first.count != targets.count {
+                    throw DAOError.execution(insert.columns == nil
+                        ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
+                        : "\(first.count) values for \(targets.count) columns")
+                }
+                values = resolved
+            }
+        }
+        return CompiledInsert(table: table, targets: targets, values: values)
+    }
+
+    func runInsert(_ insert: InsertStatement, _ context: RowContext, cache: CompiledBox? = nil) throws -> SQLResult {
+        let compiled: CompiledInsert
+        if let cache, cache.version == schemaVersion, let cached = cache.insert {
+            compiled = cached
+        } else {
+            compiled = try compileInsert(insert)
+            cache?.version = schemaVersion
+            cache?.insert = compiled
+        }
+        let table = compiled.table, targets = compiled.targets
+        let columns = table.definition.columns
+        var sourceRows: [[DAOValue]] = []
+        if let select = insert.select {
+            sourceRows = try runSelect(select, context).rows
+            if let first = sourceRows.first, first.count != targets.count {
+                throw DAOError.execution(insert.columns == nil
+                    ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
+                    : "\(first.count) values for \(targets.count) columns")
+            }
+            if sourceRows.isEmpty, select.columns.count != targets.count, !select.columns.contains(where: { if case .all = $0.kind { return true }; return false }) {
+                throw DAOError.execution(insert.columns == nil
+                    ? "table \(table.name) has \(targets.count) columns but \(select.columns.count) values were supplied"
+                    : "\(select.columns.count) values for \(targets.count) columns")
+            }
+        } else if let values = compiled.values {
+            sourceRows = try values.map { row in try row.map { try Evaluator.evaluate($0, context) } }
+        }
+        var changes = 0
+        for source in sourceRows {
+            var row = [DAOValue](repeating: .null, count: columns.count)
+            var given = [Bool](repeating: false, count: columns.count)
+            var explicitRowid: DAOValue?
+            for (position, target) in targets.enumerated() {
+                if target < 0 { explicitRowid = source[position]; continue }
+                row[target] = source[position]
+                given[target] = true
+            }
+            for index in columns.indices where !given[index] {
+                row[index] = try defaultValue(columns[index], context)
+            }
+            if let alias = table.definition.rowidColumn, given[alias] { explicitRowid = row[alias] }
+            if try insertOne(table, row: row, explicitRowid: explicitRowid, mode: insert.mode) { changes += 1 }
+        }
+        return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
+    }
+
+    func defaultValue(_ column: ColumnSchema, _ context: RowContext) throws -> DAOValue {
+        guard let expr = column.defaultValue else { return .null }
+        var resolver = Resolver(table: nil)
+        return try Evaluator.evaluate(try resolver.resolve(expr, allowAggregates: false), RowContext(parameters: []))
+    }
+
+    /// The rowid a value names, or "datatype mismatch".
+    func rowidValue(_ value: DAOValue) throws -> Int64? {
+        switch SQLValues.apply(.integer, to: value) {
+        case .null: return nil
+        case .integer(let i): return i
+        default: throw DAOError.execution("datatype mismatch")
+        }
+    }
+
+    func newRowid(_ table: TableState) throws -> Int64 {
+        // max(rowid) + 1 (negative maxima included); 1 for an empty table; AUTOINCREMENT never
+        // goes below its sequence.
+        var largest = table.maxRowid ?? 0
+        if table.definition.autoincrement { largest = max(largest, table.sequence) }
+        guard largest < Int64.max else {
+            if table.definition.autoincrement { throw DAOError.execution("database or disk is full") }
+            // SQLite then tries random rowids; the smallest free one is as good.
+            var candidate: Int64 = 1
+            while table.contains(rowid: candidate) { candidate += 1 }
+            return candidate
+        }
+        return largest + 1
+    }
+
+    func columnName(_ table: TableState, _ index: Int) -> String { "\(table.name).\(table.definition.columns[index].name)" }
+
+    /// Applies affinity and checks NOT NULL; nil when the row is to be skipped (OR IGNORE).
+    func prepareRow(_ table: TableState, _ row: inout [DAOValue], mode: ConflictMode, _ context: RowContext) throws -> Bool {
+        let columns = table.definition.columns
+        for index in columns.indices {
+            row[index] = SQLValues.apply(columns[index].affinity, to: row[index])
+        }
+        for index in columns.indices where columns[index].notNull && index != table.definition.rowidColumn {
+            if case .null = row[index] {
+                switch mode {
+                case .ignore: return false
+                case .replace:
+                    let fallback = SQLValues.apply(columns[index].affinity, to: try defaultValue(columns[index], context))
+                    if case .null = fallback { fallthrough }
+                    row[index] = fallback
+                case .abort:
+                    throw DAOError.constraint("NOT NULL constraint failed: \(columnName(table, index))")
+                }
+            }
+        }
+        return true
+    }
+
+    /// Rowids of rows other than `except` that collide with `row` in a unique index, with the
+    /// index's columns for the error message.
+    func conflicts(_ table: TableState, row: [DAOValue], except: Int64?) -> [(rowid: Int64, index: Int)] {
+        var found: [(Int64, Int)] = []
+        for (number, index) in table.indexes.enumerated() where index.schema.unique {
+            let key = index.key(of: row)
+            if key.contains(where: { if case .null = $0 { return true }; return false }) { continue }
+            for rowid in index.rowids(matching: key) where rowid != except { found.append((rowid, number)) }
+        }
+        return found
+    }
+
+    func uniqueMessage(_ table: TableState, _ index: Int) -> String {
+        "UNIQUE constraint failed: " + table.indexes[index].schema.columns.map { columnName(table, $0) }.joined(separator: ", ")
+    }
+
+    func rowidMessage(_ table: TableState) -> String {
+        "UNIQUE constraint failed: " + (table.definition.rowidColumn.map { columnName(table, $0) } ?? "\(table.name).rowid")
+    }
+
+    /// Inserts one row; returns whether it was inserted.
+    func insertOne(_ table: TableState, row: [DAOValue], explicitRowid: DAOValue?, mode: ConflictMode) throws -> Bool {
+        var row = row
+        let context = RowContext(parameters: [])
+        var rowid = try explicitRowid.flatMap { try rowidValue($0) }
+        if rowid == nil { rowid = try newRowid(table) }
+        guard let rowid else { return false }
+        // The AUTOINCREMENT sequence moves before the constraint checks, as in SQLite: a row
+        // that OR IGNORE then skips still uses up its number.
+        if table.definition.autoincrement && rowid > table.sequence {
+            let old = table.sequence
+            table.sequence = rowid
+            dirtyCatalog.insert(table.name.lowercased())
+            undoLog.append { [unowned table] in table.sequence = old }
+        }
+        guard try prepareRow(table, &row, mode: mode, context) else { return false }
+        if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }
+        // Conflicts: the rowid first, then unique indexes in order.
+        var victims: [Int64] = []
+        if table.contains(rowid: rowid) {
+            switch mode {
+            case .abort: throw DAOError.constraint(rowidMessage(table))
+            case .ignore: return false
+            case .replace: victims.append(rowid)
+            }
+        }
+        let clashes = conflicts(table, row: row, except: nil)
+        if let first = clashes.first {
+            switch mode {
+            case .abort: throw DAOError.constraint(uniqueMessage(table, first.index))
+            case .ignore: return false
+            case .replace: victims.append(contentsOf: clashes.map(\.rowid))
+            }
+        }
+        for victim in Set(victims) {
+            if let old = try self.row(table, victim) { deleteRow(table, rowid: victim, row: old) }
+        }
+        insertRow(table, rowid: rowid, row: row)
+        lastInsertRowIdValue = rowid
+        return true
+    }
+
+    // MARK: UPDATE and DELETE
+
+    /// Rowids matching `whereClause`, collected before any change.
+    func matchingRows(_ table: TableState, _ whereClause: Expr?, _ context: RowContext) throws -> [(Int64, [DAOValue])] {
+        let (path, _) = try Planner(table: table, context: context).choose(where: whereClause, orderBy: nil)
+        lastPlan = path.description
+        var matches: [(Int64, [DAOValue])] = []
+        try scan(table, path) { rowid in
+            guard let row = try row(table, rowid) else { return true }
+            context.row = row
+            context.rowid = rowid
+            if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+            matches.append((rowid, row))
+            return true
+        }
+        return matches
+    }
+
+    func runUpdate(_ update: UpdateStatement, _ context: RowContext) throws -> SQLResult {
+        let table = try self.table(named: update.table)
+        var resolver = Resolver(table: table)
+        let whereClause = try update.whereClause.map { try resolver.resolve($0, allowAggregates: false) }
+        var assignments: [(Int, Expr)] = []
+        for (name, expr) in update.assignments {
+            let target: Int
+            if let index = table.definition.columnIndex(name) { target = index }
+            else if Resolver.rowidNames.contains(name.lowercased()) { target = -1 }
+            else { throw DAOError.noSuchColumn(name) }
+            assignments.append((target, try resolver.resolve(expr, allowAggregates: false)))
+        }
+        let matches = try matchingRows(table, whereClause, context)
+        for (rowid, old) in matches {
+            context.row = old
+            context.rowid = rowid
+            var row = old
+            var newRowid = rowid
+            var values: [(Int, DAOValue)] = []
+            for (target, expr) in assignments { values.append((target, try Evaluator.evaluate(expr, context))) }
+            for (target, value) in values {
+                if target < 0 || target == table.definition.rowidColumn {
+                    guard let id = try rowidValue(value) else { throw DAOError.execution("datatype mismatch") }
+                    newRowid = id
+                    if target >= 0 { row[target] = value }
+                } else {
+                    row[target] = value
+                }
+            }
+            _ = try prepareRow(table, &row, mode: .abort, context)
+            if let alias = table.definition.rowidColumn { row[alias] = .integer(newRowid) }
+            if newRowid != rowid, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
+            if let clash = conflicts(table, row: row, except: rowid).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }
+            deleteRow(table, rowid: rowid, row: old)
+            insertRow(table, rowid: newRowid, row: row)
+        }
+        return SQLResult(changes: matches.count, lastInsertRowId: lastInsertRowIdValue)
+    }
+
+    func runDelete(_ delete: DeleteStatement, _ context: RowContext) throws -> SQLResult {
+        let table = try self.table(named: delete.table)
+        var resolver = Resolver(table: table)
+        let whereClause = try delete.whereClause.map { try resolver.resolve($0, allowAggregates: false) }
+        let matches = try matchingRows(table, whereClause, context)
+        for (rowid, row) in matches { deleteRow(table, rowid: rowid, row: row) }
+        return SQLResult(changes: matches.count, lastInsertRowId: lastInsertRowIdValue)
+    }
+}

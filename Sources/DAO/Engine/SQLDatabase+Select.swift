@@ -1,0 +1,383 @@
+/// Accumulates one aggregate over the rows of a group.
+struct Accumulator {
+    let call: AggregateCall
+    var count: Int64 = 0
+    var integerSum: Int64 = 0
+    var realSum: Double = 0
+    var approximate = false
+    var overflow = false
+    var best: DAOValue?
+    var text: [UInt8]?
+    var seen: Set<ValueKey>?
+
+    init(_ call: AggregateCall) {
+        self.call = call
+        if call.distinct { seen = [] }
+    }
+
+    /// Adds a row; returns true when a min()/max() took this row's value (for bare columns).
+    mutating func add(_ context: RowContext) throws -> Bool {
+        if call.star { count += 1; return false }
+        let value = try Evaluator.evaluate(call.args[0], context)
+        if case .null = value { return false }
+        if seen != nil {
+            guard seen!.insert(ValueKey(values: [value])).inserted else { return false }
+        }
+        switch call.name {
+        case "count": count += 1
+        case "sum", "total", "avg":
+            count += 1
+            var number = value
+            if case .text = value { number = SQLValues.apply(.numeric, to: value) }
+            if case .blob = value { number = SQLValues.apply(.numeric, to: .text(SQLValues.text(of: value) ?? "")) }
+            switch number {
+            case .integer(let i):
+                realSum += Double(i)
+                if !approximate && !overflow {
+                    let (sum, didOverflow) = integerSum.addingReportingOverflow(i)
+                    if didOverflow { overflow = true } else { integerSum = sum }
+                }
+            default:
+                approximate = true
+                realSum += SQLValues.double(number)
+            }
+        case "min", "max":
+            if let current = best {
+                let c = SQLValues.compare(value, current)
+                if (call.name == "max" && c > 0) || (call.name == "min" && c < 0) { best = value; return true }
+            } else {
+                best = value
+                return true
+            }
+        case "group_concat":
+            let piece = SQLValues.text(of: value) ?? ""
+            if text == nil {
+                text = Array(piece.utf8)
+            } else {
+                var separator = ","
+                if call.args.count == 2 { separator = SQLValues.text(of: try Evaluator.evaluate(call.args[1], context)) ?? "" }
+                text!.append(contentsOf: separator.utf8)
+                text!.append(contentsOf: piece.utf8)
+            }
+        default: break
+        }
+        return false
+    }
+
+    func result() throws -> DAOValue {
+        switch call.name {
+        case "count": return .integer(count)
+        case "sum":
+            if count == 0 { return .null }
+            if approximate { return .real(realSum) }
+            if overflow { throw DAOError.execution("integer overflow") }
+            return .integer(integerSum)
+        case "total": return .real(realSum)
+        case "avg": return count == 0 ? .null : .real(realSum / Double(count))
+        case "min", "max": return best ?? .null
+        case "group_concat": return text.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null
+        default: return .null
+        }
+    }
+}
+
+/// A SELECT resolved against the schema: what does not depend on the arguments.
+struct CompiledSelect {
+    var table: TableState?
+    var names: [String]
+    var outputs: [Expr]
+    var whereClause: Expr?
+    var groupBy: [Expr]
+    var having: Expr?
+    var orderBy: [(expr: Expr, descending: Bool, output: Int?)]
+    var aggregates: [AggregateCall]
+    var isAggregate: Bool
+    /// Column positions the query reads (nil: all of them).
+    var columns: [Int]?
+}
+
+/// The compiled form of one parsed statement, valid while the schema version is unchanged.
+/// Touched only under the database's statement lock.
+final class CompiledBox: @unchecked Sendable {
+    var version = -1
+    var select: CompiledSelect?
+    var insert: CompiledInsert?
+}
+
+/// One group of an aggregate query.
+struct Group {
+    var accumulators: [Accumulator]
+    var row: [DAOValue]
+    var rowid: Int64
+}
+
+extension SQLDatabase {
+    /// Evaluates a LIMIT or OFFSET expression: it must be an integer.
+    func integerClause(_ expr: Expr?, _ context: RowContext) throws -> Int64? {
+        guard let expr else { return nil }
+        var resolver = Resolver(table: nil)
+        let value = SQLValues.apply(.numeric, to: try Evaluator.evaluate(try resolver.resolve(expr, allowAggregates: false), context))
+        guard case .integer(let i) = value else { throw DAOError.execution("datatype mismatch") }
+        return i
+    }
+
+    /// Runs a SELECT and returns its rows.
+    /// Resolves a SELECT against the current schema (cached per statement and schema version).
+    func compileSelect(_ select: SelectStatement) throws -> CompiledSelect {
+        let table = try select.table.map { try self.table(named: $0) }
+        var resolver = Resolver(table: table, alias: select.tableAlias)
+        for column in select.columns {
+            if let alias = column.alias, case .expression(let expr) = column.kind {
+                resolver.aliases[alias.lowercased()] = expr
+            }
+        }
+
+        // Result columns.
+        var names: [String] = []
+        var outputs: [Expr] = []
+        for column in select.columns {
+            switch column.kind {
+            case .all:
+                guard let table else { throw DAOError.execution("no tables specified") }
+                for (index, definition) in table.definition.columns.enumerated() {
+                    names.append(definition.name)
+                    outputs.append(.slot(index, definition.affinity))
+                }
+            case .expression(let expr):
+                outputs.append(try resolver.resolve(expr, allowAggregates: true))
+                if let alias = column.alias {
+                    names.append(alias)
+                } else if case .column(_, let name) = expr, let table, let index = table.definition.columnIndex(name) {
+                    names.append(table.definition.columns[index].name)
+                } else if case .column(_, let name) = expr {
+                    names.append(name)
+                } else {
+                    names.append(column.text)
+                }
+            }
+        }
+        let whereClause = try select.whereClause.map { try resolver.resolve($0, allowAggregates: false) }
+        var groupBy: [Expr] = []
+        for term in select.groupBy {
+            if case .literal(.integer(let k)) = term {
+                guard k >= 1, Int(k) <= outputs.count else {
+                    throw DAOError.execution("\(ordinal(Int(k))) GROUP BY term out of range - should be between 1 and \(outputs.count)")
+                }
+                if outputs[Int(k) - 1].containsAggregate { throw DAOError.execution("aggregate functions are not allowed in the GROUP BY clause") }
+                groupBy.append(outputs[Int(k) - 1])
+                continue
+            }
+            if case .column(nil, let name) = term, let position = aliasPosition(name, select, table) {
+                groupBy.append(outputs[position])
+                continue
+            }
+            groupBy.append(try resolver.resolve(term, allowAggregates: false))
+        }
+        let having = try select.having.map { try resolver.resolve($0, allowAggregates: true) }
+        // ORDER BY: a result position, an alias, or an expression.
+        var orderBy: [(expr: Expr, descending: Bool, output: Int?)] = []
+        for term in select.orderBy {
+            if case .literal(.integer(let k)) = term.expr {
+                guard k >= 1, Int(k) <= outputs.count else {
+                    throw DAOError.execution("\(ordinal(Int(k))) ORDER BY term out of range - should be between 1 and \(outputs.count)")
+                }
+                orderBy.append((outputs[Int(k) - 1], term.descending, Int(k) - 1))
+                continue
+            }
+            if case .column(nil, let name) = term.expr, let position = aliasPosition(name, select, table) {
+                orderBy.append((outputs[position], term.descending, position))
+                continue
+            }
+            orderBy.append((try resolver.resolve(term.expr, allowAggregates: true), term.descending, nil))
+        }
+        let aggregates = resolver.aggregates
+        let isAggregate = !aggregates.isEmpty || !groupBy.isEmpty || having != nil
+        if having != nil && groupBy.isEmpty && aggregates.isEmpty {
+            throw DAOError.execution("a GROUP BY clause is required before HAVING")
+        }
+        // The columns the query reads: rows are decoded only that far.
+        var slots = Set<Int>()
+        for expr in outputs + groupBy + orderBy.map(\.expr) { expr.collectSlots(into: &slots) }
+        whereClause?.collectSlots(into: &slots)
+        having?.collectSlots(into: &slots)
+        for call in aggregates { for arg in call.args { arg.collectSlots(into: &slots) } }
+        let columns = slots.filter { $0 >= 0 }.sorted()
+        return CompiledSelect(table: table, names: names, outputs: outputs, whereClause: whereClause, groupBy: groupBy,
+                              having: having, orderBy: orderBy, aggregates: aggregates, isAggregate: isAggregate,
+                              columns: columns.count == (table?.definition.columns.count ?? 0) ? nil : columns)
+    }
+
+    /// Runs a SELECT and returns its rows.
+    func runSelect(_ select: SelectStatement, _ context: RowContext, cache: CompiledBox? = nil) throws -> SQLResult {
+        let compiled: CompiledSelect
+        if let cache, cache.version == schemaVersion, let cached = cache.select {
+            compiled = cached
+        } else {
+            compiled = try compileSelect(select)
+            cache?.version = schemaVersion
+            cache?.select = compiled
+        }
+        let table = compiled.table, names = compiled.names, outputs = compiled.outputs, whereClause = compiled.whereClause
+        let groupBy = compiled.groupBy, having = compiled.having, orderBy = compiled.orderBy
+        let aggregates = compiled.aggregates, isAggregate = compiled.isAggregate
+
+        let limit = try integerClause(select.limit, context)
+        let offset = max(try integerClause(select.offset, context) ?? 0, 0)
+        let wanted: Int64? = limit.flatMap { $0 < 0 ? nil : $0 }
+
+        // Access path.
+        var path = AccessPath.fullScan(reverse: false)
+        var ordered = orderBy.isEmpty
+        if let table {
+            var simpleOrder: [(slot: Int, descending: Bool)]? = []
+            for term in orderBy {
+                if case .slot(let slot, _) = term.expr { simpleOrder?.append((slot, term.descending)) } else { simpleOrder = nil }
+            }
+            if isAggregate || select.distinct { simpleOrder = simpleOrder?.isEmpty == true ? [] : nil }
+            let planner = Planner(table: table, context: context)
+            let choice = try planner.choose(where: whereClause, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
+            path = choice.0
+            ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
+        }
+        lastPlan = path.description + (ordered && !orderBy.isEmpty ? " ORDERED" : "")
+
+        var rows: [[DAOValue]] = []
+        var sortKeys: [[DAOValue]] = []
+        var seen = Set<ValueKey>()
+        let earlyStop: Int64? = (ordered && !isAggregate && wanted != nil) ? wanted! + offset : nil
+
+        func emit() throws -> Bool {
+            var output = [DAOValue]()
+            output.reserveCapacity(outputs.count)
+            for expr in outputs { output.append(try Evaluator.evaluate(expr, context)) }
+            if select.distinct, !seen.insert(ValueKey(values: output)).inserted { return true }
+            if !ordered {
+                var key = [DAOValue]()
+                for term in orderBy {
+                    if let position = term.output { key.append(output[position]) } else { key.append(try Evaluator.evaluate(term.expr, context)) }
+                }
+                sortKeys.append(key)
+            }
+            rows.append(output)
+            if let earlyStop, Int64(rows.count) >= earlyStop { return false }
+            return true
+        }
+
+        if isAggregate {
+            var groups: [Group] = []
+            var groupIndex: [ValueKey: Int] = [:]
+            var groupKeys: [[DAOValue]] = []
+            let singleMinMax = aggregates.filter { $0.name == "min" || $0.name == "max" }.count == 1
+                ? aggregates.firstIndex { $0.name == "min" || $0.name == "max" } : nil
+            func accumulate() throws {
+                var key: [DAOValue] = []
+                for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
+                let index: Int
+                if let existing = groupIndex[ValueKey(values: key)] {
+                    index = existing
+                } else {
+                    index = groups.count
+                    groupIndex[ValueKey(values: key)] = index
+                    groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
+                    groupKeys.append(key)
+                }
+                var tookRow = false
+                for a in groups[index].accumulators.indices {
+                    let took = try groups[index].accumulators[a].add(context)
+                    if took && a == singleMinMax { tookRow = true }
+                }
+                // Bare columns read the group's first row, or the row a lone min()/max() chose.
+                if tookRow {
+                    groups[index].row = context.row
+                    groups[index].rowid = context.rowid
+                }
+            }
+            if let table {
+                try scan(table, path) { rowid in
+                    guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
+                    context.row = row
+                    context.rowid = rowid
+                    if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+                    try accumulate()
+                    return true
+                }
+            } else if try whereClause.map({ SQLValues.truth(try Evaluator.evaluate($0, context)) == true }) ?? true {
+                try accumulate()
+            }
+            if groups.isEmpty && groupBy.isEmpty {
+                let columnCount = table?.definition.columns.count ?? 0
+                groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: Array(repeating: .null, count: columnCount), rowid: 0))
+                groupKeys.append([])
+            }
+            // Groups come out in GROUP BY key order, as SQLite's sorter gives them.
+            var order = Array(groups.indices)
+            if !groupBy.isEmpty { order.sort { SQLValues.compare(groupKeys[$0], groupKeys[$1]) < 0 } }
+            for g in order {
+                context.row = groups[g].row
+                context.rowid = groups[g].rowid
+                context.aggregates = try groups[g].accumulators.map { try $0.result() }
+                if let having, SQLValues.truth(try Evaluator.evaluate(having, context)) != true { continue }
+                _ = try emit()
+            }
+        } else if let table {
+            try scan(table, path) { rowid in
+                guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
+                context.row = row
+                context.rowid = rowid
+                if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+                return try emit()
+            }
+        } else {
+            if try whereClause.map({ SQLValues.truth(try Evaluator.evaluate($0, context)) == true }) ?? true {
+                _ = try emit()
+            }
+        }
+
+        if !ordered && !orderBy.isEmpty {
+            let directions = orderBy.map(\.descending)
+            var indices = Array(rows.indices)
+            indices.sort { a, b in
+                for (i, descending) in directions.enumerated() {
+                    let c = SQLValues.compare(sortKeys[a][i], sortKeys[b][i])
+                    if c != 0 { return descending ? c > 0 : c < 0 }
+                }
+                return a < b
+            }
+            rows = indices.map { rows[$0] }
+        }
+        if offset > 0 || wanted != nil {
+            let start = Int(min(offset, Int64(rows.count)))
+            let end = wanted.map { Int(min(Int64(start) + $0, Int64(rows.count))) } ?? rows.count
+            rows = Array(rows[start..<end])
+        }
+        return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
+    }
+
+    /// The result column whose alias is `name`, unless the name is a column of the table
+    /// (SQLite resolves ORDER BY and GROUP BY identifiers against aliases first).
+    func aliasPosition(_ name: String, _ select: SelectStatement, _ table: TableState?) -> Int? {
+        let lowered = name.lowercased()
+        var position = 0
+        for column in select.columns {
+            switch column.kind {
+            case .all: position += table?.definition.columns.count ?? 0
+            case .expression:
+                if column.alias?.lowercased() == lowered { return position }
+                position += 1
+            }
+        }
+        return nil
+    }
+
+    func ordinal(_ n: Int) -> String {
+        let suffix: String
+        switch (n % 100, n % 10) {
+        case (11...13, _): suffix = "th"
+        case (_, 1): suffix = "st"
+        case (_, 2): suffix = "nd"
+        case (_, 3): suffix = "rd"
+        default: suffix = "th"
+        }
+        return "\(n)\(suffix)"
+    }
+}

@@ -1,0 +1,166 @@
+/// Binary operators of the subset.
+enum BinaryOperator: Sendable {
+    case add, subtract, multiply, divide, remainder, concat
+    case equal, notEqual, less, lessEqual, greater, greaterEqual
+    case isOp, isNot
+    case and, or
+    case bitAnd, bitOr, shiftLeft, shiftRight
+
+    var isComparison: Bool {
+        switch self {
+        case .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual, .isOp, .isNot: return true
+        default: return false
+        }
+    }
+}
+
+enum UnaryOperator: Sendable { case negate, plus, not, bitNot }
+
+/// A column affinity (SQLite's "type affinity").
+enum Affinity: Sendable, Equatable {
+    case integer, text, blob, real, numeric
+
+    /// SQLite's rules for a declared type name (section 3.1 of its datatype documentation).
+    init(declaredType: String) {
+        let t = declaredType.uppercased()
+        if t.contains("INT") { self = .integer }
+        else if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") { self = .text }
+        else if t.contains("BLOB") || t.isEmpty { self = .blob }
+        else if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") { self = .real }
+        else { self = .numeric }
+    }
+
+    var isNumeric: Bool { self == .integer || self == .real || self == .numeric }
+}
+
+/// An expression: parsed form, then resolved in place (columns to slots, aggregates to
+/// accumulator slots) before it runs.
+indirect enum Expr: Sendable {
+    case literal(DAOValue)
+    /// A bound parameter, by 0-based slot.
+    case parameter(Int)
+    /// A column as written (`t.a`, `a`, `rowid`); replaced by `.slot` when resolved.
+    case column(table: String?, name: String)
+    /// A resolved column: index into the row (-1 = rowid), with its affinity.
+    case slot(Int, Affinity)
+    case unary(UnaryOperator, Expr)
+    case binary(BinaryOperator, Expr, Expr)
+    case isNull(Expr, negated: Bool)
+    case inList(Expr, [Expr], negated: Bool)
+    case between(Expr, Expr, Expr, negated: Bool)
+    case like(Expr, Expr, escape: Expr?, negated: Bool)
+    case glob(Expr, Expr, negated: Bool)
+    case caseWhen(base: Expr?, whens: [(Expr, Expr)], otherwise: Expr?)
+    case cast(Expr, typeName: String)
+    /// A function call as written; aggregates are replaced by `.aggregate` when resolved.
+    case function(name: String, args: [Expr], distinct: Bool, star: Bool)
+    /// The result of aggregate number n of the query (for the current group).
+    case aggregate(Int)
+
+    /// Whether the expression names a column (its affinity matters in comparisons).
+    var affinity: Affinity? {
+        switch self {
+        case .slot(_, let affinity): return affinity
+        case .cast(_, let typeName): return Affinity(declaredType: typeName)
+        default: return nil
+        }
+    }
+}
+
+/// A column of CREATE TABLE or ALTER TABLE ADD COLUMN.
+struct ColumnDefinition: Sendable {
+    var name: String
+    var typeName: String
+    var primaryKey = false
+    var primaryKeyDescending = false
+    var autoincrement = false
+    var notNull = false
+    var unique = false
+    var defaultValue: Expr?
+    /// The default's SQL text as written (persisted in the catalog).
+    var defaultText: String?
+}
+
+struct IndexedColumn: Sendable {
+    var name: String
+    var descending: Bool
+}
+
+struct CreateTableStatement: Sendable {
+    var name: String
+    var ifNotExists: Bool
+    var columns: [ColumnDefinition]
+    var primaryKey: [IndexedColumn]?
+    var uniques: [[IndexedColumn]]
+}
+
+struct CreateIndexStatement: Sendable {
+    var name: String
+    var table: String
+    var unique: Bool
+    var ifNotExists: Bool
+    var columns: [IndexedColumn]
+}
+
+enum ConflictMode: Sendable { case abort, replace, ignore }
+
+struct InsertStatement: Sendable {
+    var table: String
+    var mode: ConflictMode
+    var columns: [String]?
+    /// VALUES rows, or nil when the source is a SELECT / DEFAULT VALUES.
+    var values: [[Expr]]?
+    var select: SelectStatement?
+}
+
+struct ResultColumn: Sendable {
+    enum Kind: Sendable { case all, expression(Expr) }
+    var kind: Kind
+    var alias: String?
+    /// The expression's text as written (SQLite's column name when there is no alias).
+    var text: String
+}
+
+struct OrderTerm: Sendable {
+    var expr: Expr
+    var descending: Bool
+}
+
+struct SelectStatement: Sendable {
+    var distinct: Bool
+    var columns: [ResultColumn]
+    var table: String?
+    var tableAlias: String?
+    var whereClause: Expr?
+    var groupBy: [Expr]
+    var having: Expr?
+    var orderBy: [OrderTerm]
+    var limit: Expr?
+    var offset: Expr?
+}
+
+struct UpdateStatement: Sendable {
+    var table: String
+    var assignments: [(String, Expr)]
+    var whereClause: Expr?
+}
+
+struct DeleteStatement: Sendable {
+    var table: String
+    var whereClause: Expr?
+}
+
+/// One parsed statement of the subset.
+enum Statement: Sendable {
+    case createTable(CreateTableStatement)
+    case createIndex(CreateIndexStatement)
+    case dropTable(String, ifExists: Bool)
+    case dropIndex(String, ifExists: Bool)
+    case addColumn(table: String, ColumnDefinition)
+    case renameTable(String, to: String)
+    case insert(InsertStatement)
+    case select(SelectStatement)
+    case update(UpdateStatement)
+    case delete(DeleteStatement)
+    case begin, commit, rollback
+}

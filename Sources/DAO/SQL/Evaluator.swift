@@ -1,0 +1,238 @@
+/// The state an expression reads: the current row, its rowid, the bound parameters and the
+/// current group's aggregate results. One per statement run, updated row by row.
+final class RowContext {
+    var row: [DAOValue] = []
+    var rowid: Int64 = 0
+    var aggregates: [DAOValue] = []
+    let parameters: [DAOValue]
+    /// Compiled LIKE patterns by pattern text and escape (constant patterns compile once).
+    var likePatterns: [String: LikePattern] = [:]
+
+    init(parameters: [DAOValue]) { self.parameters = parameters }
+}
+
+/// Evaluates resolved expressions with SQLite's semantics.
+enum Evaluator {
+    static func evaluate(_ expr: Expr, _ context: RowContext) throws -> DAOValue {
+        switch expr {
+        case .literal(let value): return value
+        case .parameter(let slot): return slot < context.parameters.count ? context.parameters[slot] : .null
+        case .slot(let index, _): return index < 0 ? .integer(context.rowid) : context.row[index]
+        case .aggregate(let index): return context.aggregates[index]
+        case .column(_, let name): throw DAOError.noSuchColumn(name)
+        case .unary(let op, let inner):
+            let value = try evaluate(inner, context)
+            switch op {
+            case .plus: return value
+            case .negate: return SQLValues.negate(value)
+            case .not:
+                guard let truth = SQLValues.truth(value) else { return .null }
+                return .integer(truth ? 0 : 1)
+            case .bitNot:
+                if case .null = value { return .null }
+                return .integer(~SQLValues.integer(value))
+            }
+        case .binary(let op, let left, let right):
+            switch op {
+            case .and:
+                let l = SQLValues.truth(try evaluate(left, context))
+                if l == false { return .integer(0) }
+                let r = SQLValues.truth(try evaluate(right, context))
+                if r == false { return .integer(0) }
+                if l == nil || r == nil { return .null }
+                return .integer(1)
+            case .or:
+                let l = SQLValues.truth(try evaluate(left, context))
+                if l == true { return .integer(1) }
+                let r = SQLValues.truth(try evaluate(right, context))
+                if r == true { return .integer(1) }
+                if l == nil || r == nil { return .null }
+                return .integer(0)
+            case .add, .subtract, .multiply, .divide, .remainder:
+                return SQLValues.arithmetic(op, try evaluate(left, context), try evaluate(right, context))
+            case .bitAnd, .bitOr, .shiftLeft, .shiftRight:
+                return SQLValues.bitwise(op, try evaluate(left, context), try evaluate(right, context))
+            case .concat:
+                let l = try evaluate(left, context), r = try evaluate(right, context)
+                guard let a = SQLValues.text(of: l), let b = SQLValues.text(of: r) else { return .null }
+                return .text(a + b)
+            default:
+                return compare(op, try evaluate(left, context), left.affinity, try evaluate(right, context), right.affinity)
+            }
+        case .isNull(let inner, let negated):
+            let isNull: Bool
+            if case .null = try evaluate(inner, context) { isNull = true } else { isNull = false }
+            return .integer(isNull != negated ? 1 : 0)
+        case .inList(let left, let items, let negated):
+            let value = try evaluate(left, context)
+            if case .null = value { return items.isEmpty ? .integer(negated ? 1 : 0) : .null }
+            var sawNull = false
+            for item in items {
+                let candidate = try evaluate(item, context)
+                if case .null = candidate { sawNull = true; continue }
+                // SQLite compares with the left operand's affinity only.
+                let affinity = SQLValues.comparing(left.affinity)
+                if SQLValues.compare(SQLValues.apply(affinity, to: value), SQLValues.apply(affinity, to: candidate)) == 0 {
+                    return .integer(negated ? 0 : 1)
+                }
+            }
+            if sawNull { return .null }
+            return .integer(negated ? 1 : 0)
+        case .between(let subject, let low, let high, let negated):
+            let value = try evaluate(subject, context)
+            let lower = compare(.greaterEqual, value, subject.affinity, try evaluate(low, context), low.affinity)
+            let upper = compare(.lessEqual, value, subject.affinity, try evaluate(high, context), high.affinity)
+            let l = SQLValues.truth(lower), u = SQLValues.truth(upper)
+            let result: Bool?
+            if l == false || u == false { result = false } else if l == nil || u == nil { result = nil } else { result = true }
+            guard let result else { return .null }
+            return .integer(result != negated ? 1 : 0)
+        case .like(let subject, let pattern, let escape, let negated):
+            let value = try evaluate(subject, context)
+            let patternValue = try evaluate(pattern, context)
+            var escapeCharacter: Character?
+            if let escape {
+                let escapeValue = try evaluate(escape, context)
+                guard let text = SQLValues.text(of: escapeValue) else { return .null }
+                guard text.unicodeScalars.count == 1, let first = text.first else {
+                    throw DAOError.execution("ESCAPE expression must be a single character")
+                }
+                escapeCharacter = first
+            }
+            guard let rawText = SQLValues.text(of: value), let rawPattern = SQLValues.text(of: patternValue) else { return .null }
+            if case .blob = value { return .integer(negated ? 1 : 0) }
+            if case .blob = patternValue { return .integer(negated ? 1 : 0) }
+            let text = SQLValues.cString(rawText), patternText = SQLValues.cString(rawPattern)
+            let cacheKey = escapeCharacter.map { String($0) + "\u{0}" + patternText } ?? patternText
+            let compiled: LikePattern
+            if let cached = context.likePatterns[cacheKey] {
+                compiled = cached
+            } else {
+                compiled = LikePattern(patternText, escape: escapeCharacter)
+                if context.likePatterns.count < 64 { context.likePatterns[cacheKey] = compiled }
+            }
+            return .integer(compiled.matches(text) != negated ? 1 : 0)
+        case .glob(let subject, let pattern, let negated):
+            let value = try evaluate(subject, context), patternValue = try evaluate(pattern, context)
+            guard let text = SQLValues.text(of: value), let patternText = SQLValues.text(of: patternValue) else { return .null }
+            // SQLite 3.40 matches no blob (on either side) with LIKE or GLOB.
+            if case .blob = value { return .integer(negated ? 1 : 0) }
+            if case .blob = patternValue { return .integer(negated ? 1 : 0) }
+            return .integer(Glob.matches(pattern: SQLValues.cString(patternText), SQLValues.cString(text)) != negated ? 1 : 0)
+        case .caseWhen(let base, let whens, let otherwise):
+            if let base {
+                let value = try evaluate(base, context)
+                for (candidate, result) in whens {
+                    let c = try evaluate(candidate, context)
+                    if SQLValues.truth(compare(.equal, value, base.affinity, c, candidate.affinity)) == true {
+                        return try evaluate(result, context)
+                    }
+                }
+            } else {
+                for (condition, result) in whens where SQLValues.truth(try evaluate(condition, context)) == true {
+                    return try evaluate(result, context)
+                }
+            }
+            return try otherwise.map { try evaluate($0, context) } ?? .null
+        case .cast(let inner, let typeName):
+            return SQLValues.cast(try evaluate(inner, context), to: typeName)
+        case .function(let name, let args, _, _):
+            return try ScalarFunctions.call(name, args.map { try evaluate($0, context) })
+        }
+    }
+
+    /// A comparison operator with SQLite's affinity rules and NULL handling.
+    static func compare(_ op: BinaryOperator, _ l: DAOValue, _ leftAffinity: Affinity?, _ r: DAOValue, _ rightAffinity: Affinity?) -> DAOValue {
+        let lNull: Bool, rNull: Bool
+        if case .null = l { lNull = true } else { lNull = false }
+        if case .null = r { rNull = true } else { rNull = false }
+        if op == .isOp || op == .isNot {
+            if lNull || rNull { return .integer((lNull && rNull) == (op == .isOp) ? 1 : 0) }
+        } else if lNull || rNull {
+            return .null
+        }
+        let affinity = SQLValues.comparisonAffinity(leftAffinity, rightAffinity)
+        let c = affinity == nil ? SQLValues.compare(l, r)
+            : SQLValues.compare(SQLValues.apply(affinity, to: l), SQLValues.apply(affinity, to: r))
+        let result: Bool
+        switch op {
+        case .equal, .isOp: result = c == 0
+        case .notEqual, .isNot: result = c != 0
+        case .less: result = c < 0
+        case .lessEqual: result = c <= 0
+        case .greater: result = c > 0
+        case .greaterEqual: result = c >= 0
+        default: result = false
+        }
+        return .integer(result ? 1 : 0)
+    }
+}
+
+/// SQLite's GLOB: `*` any run, `?` one character, `[...]` a set (`^` negates, `a-z` ranges),
+/// case-sensitive.
+enum Glob {
+    static func matches(pattern: String, _ text: String) -> Bool {
+        let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
+        return match(p, 0, t, 0)
+    }
+
+    private static func match(_ p: [Unicode.Scalar], _ pi: Int, _ t: [Unicode.Scalar], _ ti: Int) -> Bool {
+        var pi = pi, ti = ti
+        while pi < p.count {
+            let c = p[pi]
+            if c == "*" {
+                while pi < p.count, p[pi] == "*" || p[pi] == "?" {
+                    if p[pi] == "?" { if ti >= t.count { return false }; ti += 1 }
+                    pi += 1
+                }
+                if pi == p.count { return true }
+                var start = ti
+                while start <= t.count {
+                    if match(p, pi, t, start) { return true }
+                    start += 1
+                }
+                return false
+            }
+            guard ti < t.count else { return false }
+            if c == "?" { pi += 1; ti += 1; continue }
+            if c == "[" {
+                guard let (matched, next) = matchSet(p, pi, t[ti]) else { return false }
+                if !matched { return false }
+                pi = next
+                ti += 1
+                continue
+            }
+            if c != t[ti] { return false }
+            pi += 1
+            ti += 1
+        }
+        return ti == t.count
+    }
+
+    /// Matches `scalar` against the set starting at `p[start] == "["`; nil for an unclosed set.
+    private static func matchSet(_ p: [Unicode.Scalar], _ start: Int, _ scalar: Unicode.Scalar) -> (Bool, Int)? {
+        var i = start + 1
+        var invert = false
+        if i < p.count, p[i] == "^" { invert = true; i += 1 }
+        var found = false
+        var first = true
+        var previous: Unicode.Scalar?
+        while i < p.count {
+            let c = p[i]
+            if c == "]" && !first { return (found != invert, i + 1) }
+            if c == "-", let low = previous, i + 1 < p.count, p[i + 1] != "]" {
+                let high = p[i + 1]
+                if scalar.value >= low.value && scalar.value <= high.value { found = true }
+                previous = nil
+                i += 2
+                first = false
+                continue
+            }
+            if c == scalar { found = true }
+            previous = c
+            first = false
+            i += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,786 @@
+/// A recursive-descent parser of the subset (API.md "DAO" 2). Constructs outside it that SQLite
+/// knows are refused with `DAOError.unsupported` naming them; anything else that does not parse
+/// is `DAOError.syntax` with the line and column of the offending token, worded like SQLite
+/// (`near "x": syntax error`).
+struct Parser {
+    private var tokens: [Token]
+    private var position = 0
+    private let source: [UInt8]
+    /// Parameter slots: `?` takes the next number, `?NNN` that number, `:name` a slot by name.
+    private(set) var parameterCount = 0
+    private(set) var parameterNames: [String: Int] = [:]
+
+    /// Parses exactly one statement (a trailing `;` is allowed).
+    static func parse(_ sql: String) throws -> (Statement, parameterCount: Int, names: [String: Int]) {
+        var parser = try Parser(sql: sql)
+        let statement = try parser.parseStatement()
+        while parser.peekSymbol(";") { parser.position += 1 }
+        guard parser.current.kind == .end else {
+            if parser.current.kind == .identifier, ["UNION", "INTERSECT", "EXCEPT"].contains(parser.current.upper) {
+                throw DAOError.unsupported(parser.current.upper)
+            }
+            throw parser.syntaxError()
+        }
+        return (statement, parser.parameterCount, parser.parameterNames)
+    }
+
+    init(sql: String) throws {
+        tokens = try Lexer.tokenize(sql)
+        source = Array(sql.utf8)
+    }
+
+    // MARK: Token helpers
+
+    private var current: Token { tokens[position] }
+
+    private func syntaxError(_ token: Token? = nil) -> DAOError {
+        let token = token ?? current
+        if token.kind == .end { return .syntax(message: "incomplete input", line: token.line, column: token.column) }
+        let shown = String(decoding: source[token.start..<token.end], as: UTF8.self)
+        return .syntax(message: "near \"\(shown)\": syntax error", line: token.line, column: token.column)
+    }
+
+    private func peekKeyword(_ word: String) -> Bool { current.kind == .identifier && current.upper == word }
+    private func peekKeyword(_ word: String, at offset: Int) -> Bool {
+        let index = min(position + offset, tokens.count - 1)
+        return tokens[index].kind == .identifier && tokens[index].upper == word
+    }
+    private func peekSymbol(_ symbol: String) -> Bool { current.kind == .symbol && current.text == symbol }
+
+    private mutating func acceptKeyword(_ word: String) -> Bool {
+        if peekKeyword(word) { position += 1; return true }
+        return false
+    }
+    private mutating func acceptSymbol(_ symbol: String) -> Bool {
+        if peekSymbol(symbol) { position += 1; return true }
+        return false
+    }
+    private mutating func expectKeyword(_ word: String) throws {
+        guard acceptKeyword(word) else { throw syntaxError() }
+    }
+    private mutating func expectSymbol(_ symbol: String) throws {
+        guard acceptSymbol(symbol) else { throw syntaxError() }
+    }
+
+    /// Words that end an expression or a clause and so cannot be bare identifiers or aliases.
+    private static let reserved: Set<String> = [
+        "SELECT", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "AND", "OR", "NOT",
+        "IS", "IN", "LIKE", "GLOB", "BETWEEN", "ESCAPE", "CASE", "WHEN", "THEN", "ELSE", "END", "AS",
+        "ON", "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "OUTER", "USING", "UNION",
+        "INTERSECT", "EXCEPT", "VALUES", "SET", "INTO", "DISTINCT", "ALL", "NULL", "COLLATE", "BY",
+        "ASC", "DESC", "WINDOW", "OVER", "EXISTS", "CAST", "DEFAULT", "REFERENCES", "CONSTRAINT",
+        "PRIMARY", "UNIQUE", "CHECK", "MATCH", "REGEXP", "ISNULL", "NOTNULL", "RETURNING", "FILTER",
+    ]
+
+    /// An identifier (bare or quoted) as a name.
+    private mutating func parseName() throws -> String {
+        let token = current
+        if token.kind == .quotedIdentifier || (token.kind == .identifier && !Parser.reserved.contains(token.upper)) {
+            position += 1
+            return token.text
+        }
+        if token.kind == .string { position += 1; return token.text } // SQLite accepts 'name' here
+        throw syntaxError()
+    }
+
+    private func sourceText(from start: Int, to end: Int) -> String {
+        String(decoding: source[start..<max(start, end)], as: UTF8.self)
+    }
+
+    // MARK: Statements
+
+    mutating func parseStatement() throws -> Statement {
+        let token = current
+        guard token.kind == .identifier else { throw syntaxError() }
+        switch token.upper {
+        case "SELECT": return .select(try parseSelect())
+        case "INSERT", "REPLACE": return .insert(try parseInsert())
+        case "UPDATE": return .update(try parseUpdate())
+        case "DELETE": return .delete(try parseDelete())
+        case "CREATE": return try parseCreate()
+        case "DROP": return try parseDrop()
+        case "ALTER": return try parseAlter()
+        case "BEGIN":
+            position += 1
+            if acceptKeyword("DEFERRED") || acceptKeyword("IMMEDIATE") || acceptKeyword("EXCLUSIVE") {}
+            _ = acceptKeyword("TRANSACTION")
+            return .begin
+        case "COMMIT", "END":
+            position += 1
+            _ = acceptKeyword("TRANSACTION")
+            return .commit
+        case "ROLLBACK":
+            position += 1
+            _ = acceptKeyword("TRANSACTION")
+            if peekKeyword("TO") { throw DAOError.unsupported("SAVEPOINT") }
+            return .rollback
+        case "WITH": throw DAOError.unsupported("WITH")
+        case "SAVEPOINT", "RELEASE": throw DAOError.unsupported("SAVEPOINT")
+        case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "ANALYZE", "REINDEX", "EXPLAIN":
+            throw DAOError.unsupported(token.upper)
+        default: throw syntaxError()
+        }
+    }
+
+    private mutating func parseCreate() throws -> Statement {
+        try expectKeyword("CREATE")
+        if acceptKeyword("TEMP") || acceptKeyword("TEMPORARY") { throw DAOError.unsupported("TEMP") }
+        if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
+        if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
+        if peekKeyword("VIRTUAL") { throw DAOError.unsupported("VIRTUAL TABLE") }
+        let unique = acceptKeyword("UNIQUE")
+        if acceptKeyword("INDEX") {
+            let ifNotExists = try parseIfNotExists()
+            let name = try parseName()
+            try expectKeyword("ON")
+            let table = try parseName()
+            try expectSymbol("(")
+            let columns = try parseIndexedColumns()
+            if peekKeyword("WHERE") { throw DAOError.unsupported("partial index") }
+            return .createIndex(CreateIndexStatement(name: name, table: table, unique: unique, ifNotExists: ifNotExists, columns: columns))
+        }
+        guard !unique else { throw syntaxError() }
+        try expectKeyword("TABLE")
+        let ifNotExists = try parseIfNotExists()
+        let name = try parseName()
+        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        if peekKeyword("AS") { throw DAOError.unsupported("CREATE TABLE AS") }
+        try expectSymbol("(")
+        var columns: [ColumnDefinition] = []
+        var primaryKey: [IndexedColumn]?
+        var uniques: [[IndexedColumn]] = []
+        repeat {
+            if acceptKeyword("CONSTRAINT") { _ = try parseName() }
+            if acceptKeyword("PRIMARY") {
+                try expectKeyword("KEY")
+                try expectSymbol("(")
+                guard primaryKey == nil, !columns.contains(where: \.primaryKey) else {
+                    throw DAOError.execution("table \"\(name)\" has more than one primary key")
+                }
+                primaryKey = try parseIndexedColumns()
+                try skipConflictClause()
+            } else if acceptKeyword("UNIQUE") {
+                try expectSymbol("(")
+                uniques.append(try parseIndexedColumns())
+                try skipConflictClause()
+            } else if peekKeyword("CHECK") {
+                throw DAOError.unsupported("CHECK")
+            } else if peekKeyword("FOREIGN") {
+                throw DAOError.unsupported("FOREIGN KEY")
+            } else {
+                guard primaryKey == nil, uniques.isEmpty else { throw syntaxError() }
+                let column = try parseColumnDefinition()
+                if column.primaryKey, columns.contains(where: \.primaryKey) {
+                    throw DAOError.execution("table \"\(name)\" has more than one primary key")
+                }
+                columns.append(column)
+            }
+        } while acceptSymbol(",")
+        try expectSymbol(")")
+        if peekKeyword("WITHOUT") { throw DAOError.unsupported("WITHOUT ROWID") }
+        if peekKeyword("STRICT") { throw DAOError.unsupported("STRICT") }
+        return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns,
+                                                 primaryKey: primaryKey, uniques: uniques))
+    }
+
+    private mutating func skipConflictClause() throws {
+        if peekKeyword("ON"), peekKeyword("CONFLICT", at: 1) { throw DAOError.unsupported("ON CONFLICT") }
+    }
+
+    private mutating func parseIfNotExists() throws -> Bool {
+        guard acceptKeyword("IF") else { return false }
+        try expectKeyword("NOT")
+        try expectKeyword("EXISTS")
+        return true
+    }
+
+    /// `col [COLLATE x] [ASC|DESC], ... )` after the opening parenthesis.
+    private mutating func parseIndexedColumns() throws -> [IndexedColumn] {
+        var columns: [IndexedColumn] = []
+        repeat {
+            let name = try parseName()
+            if peekSymbol("(") || peekSymbol("+") || peekSymbol("-") || peekSymbol("||") {
+                throw DAOError.unsupported("index on expression")
+            }
+            if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+            let descending = acceptKeyword("DESC") ? true : (acceptKeyword("ASC") ? false : false)
+            columns.append(IndexedColumn(name: name, descending: descending))
+        } while acceptSymbol(",")
+        try expectSymbol(")")
+        return columns
+    }
+
+    /// A type name: one or more identifiers, optionally `(n)` or `(n, m)`.
+    private mutating func parseTypeName() throws -> String {
+        var words: [String] = []
+        let columnConstraintWords: Set<String> = ["PRIMARY", "NOT", "NULL", "UNIQUE", "DEFAULT", "CHECK", "REFERENCES",
+                                                  "CONSTRAINT", "COLLATE", "GENERATED", "AS"]
+        while (current.kind == .identifier && !columnConstraintWords.contains(current.upper)) || current.kind == .quotedIdentifier {
+            words.append(current.text)
+            position += 1
+        }
+        var typeName = words.joined(separator: " ")
+        if !words.isEmpty, acceptSymbol("(") {
+            var inner: [String] = []
+            repeat {
+                var number = ""
+                if acceptSymbol("-") { number = "-" } else { _ = acceptSymbol("+") }
+                guard current.kind == .integer || current.kind == .real else { throw syntaxError() }
+                number += current.text
+                position += 1
+                inner.append(number)
+            } while acceptSymbol(",")
+            try expectSymbol(")")
+            typeName += "(" + inner.joined(separator: ",") + ")"
+        }
+        return typeName
+    }
+
+    private mutating func parseColumnDefinition() throws -> ColumnDefinition {
+        let name = try parseName()
+        var column = ColumnDefinition(name: name, typeName: try parseTypeName())
+        while true {
+            if acceptKeyword("CONSTRAINT") { _ = try parseName() }
+            if acceptKeyword("PRIMARY") {
+                try expectKeyword("KEY")
+                if acceptKeyword("DESC") { column.primaryKeyDescending = true } else { _ = acceptKeyword("ASC") }
+                try skipConflictClause()
+                column.primaryKey = true
+                if acceptKeyword("AUTOINCREMENT") { column.autoincrement = true }
+            } else if acceptKeyword("NOT") {
+                try expectKeyword("NULL")
+                try skipConflictClause()
+                column.notNull = true
+            } else if acceptKeyword("NULL") {
+                continue
+            } else if acceptKeyword("UNIQUE") {
+                try skipConflictClause()
+                column.unique = true
+            } else if acceptKeyword("DEFAULT") {
+                let start = current.start
+                let value: Expr
+                if acceptSymbol("(") {
+                    value = try parseExpression()
+                    try expectSymbol(")")
+                } else if acceptSymbol("-") {
+                    if current.kind == .integer, Parser.integerMagnitude(current.text) == UInt64(Int64.max) + 1 {
+                        position += 1
+                        value = .literal(.integer(Int64.min))
+                    } else {
+                        value = .unary(.negate, try parseLiteralOnly())
+                    }
+                } else if acceptSymbol("+") {
+                    value = try parseLiteralOnly()
+                } else if current.kind == .identifier, ["CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"].contains(current.upper) {
+                    throw DAOError.unsupported(current.upper)
+                } else {
+                    value = try parseLiteralOnly()
+                }
+                column.defaultValue = value
+                column.defaultText = sourceText(from: start, to: tokens[position - 1].end)
+            } else if peekKeyword("CHECK") {
+                throw DAOError.unsupported("CHECK")
+            } else if peekKeyword("REFERENCES") {
+                throw DAOError.unsupported("REFERENCES")
+            } else if peekKeyword("COLLATE") {
+                throw DAOError.unsupported("COLLATE")
+            } else if peekKeyword("GENERATED") || peekKeyword("AS") {
+                throw DAOError.unsupported("generated column")
+            } else {
+                break
+            }
+        }
+        if column.autoincrement, !(column.primaryKey && column.typeName.uppercased() == "INTEGER") {
+            throw DAOError.execution("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY")
+        }
+        return column
+    }
+
+    private mutating func parseLiteralOnly() throws -> Expr {
+        let token = current
+        switch token.kind {
+        case .string, .integer, .real, .blob:
+            return try parsePrimary()
+        case .identifier where ["NULL", "TRUE", "FALSE"].contains(token.upper):
+            return try parsePrimary()
+        case .quotedIdentifier: // SQLite reads DEFAULT "x" as the string 'x'
+            position += 1
+            return .literal(.text(token.text))
+        case .identifier where !Parser.reserved.contains(token.upper):
+            position += 1
+            return .literal(.text(token.text))
+        default:
+            throw syntaxError()
+        }
+    }
+
+    private mutating func parseDrop() throws -> Statement {
+        try expectKeyword("DROP")
+        if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
+        if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
+        let isTable: Bool
+        if acceptKeyword("TABLE") { isTable = true } else { try expectKeyword("INDEX"); isTable = false }
+        var ifExists = false
+        if acceptKeyword("IF") { try expectKeyword("EXISTS"); ifExists = true }
+        let name = try parseName()
+        return isTable ? .dropTable(name, ifExists: ifExists) : .dropIndex(name, ifExists: ifExists)
+    }
+
+    private mutating func parseAlter() throws -> Statement {
+        try expectKeyword("ALTER")
+        try expectKeyword("TABLE")
+        let table = try parseName()
+        if acceptKeyword("RENAME") {
+            if acceptKeyword("TO") { return .renameTable(table, to: try parseName()) }
+            throw DAOError.unsupported("RENAME COLUMN")
+        }
+        if peekKeyword("DROP") { throw DAOError.unsupported("DROP COLUMN") }
+        try expectKeyword("ADD")
+        _ = acceptKeyword("COLUMN")
+        return .addColumn(table: table, try parseColumnDefinition())
+    }
+
+    private mutating func parseInsert() throws -> InsertStatement {
+        var mode = ConflictMode.abort
+        if acceptKeyword("REPLACE") {
+            mode = .replace
+        } else {
+            try expectKeyword("INSERT")
+            if acceptKeyword("OR") {
+                if acceptKeyword("REPLACE") { mode = .replace }
+                else if acceptKeyword("IGNORE") { mode = .ignore }
+                else if acceptKeyword("ABORT") || acceptKeyword("FAIL") { mode = .abort }
+                else if peekKeyword("ROLLBACK") { throw DAOError.unsupported("INSERT OR ROLLBACK") }
+                else { throw syntaxError() }
+            }
+        }
+        try expectKeyword("INTO")
+        let table = try parseName()
+        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        if peekKeyword("AS") { throw DAOError.unsupported("INSERT alias") }
+        var columns: [String]?
+        if acceptSymbol("(") {
+            var names: [String] = []
+            repeat { names.append(try parseName()) } while acceptSymbol(",")
+            try expectSymbol(")")
+            columns = names
+        }
+        var statement = InsertStatement(table: table, mode: mode, columns: columns, values: nil, select: nil)
+        if acceptKeyword("VALUES") {
+            var rows: [[Expr]] = []
+            repeat {
+                try expectSymbol("(")
+                var row: [Expr] = []
+                repeat { row.append(try parseExpression()) } while acceptSymbol(",")
+                try expectSymbol(")")
+                if let first = rows.first, first.count != row.count {
+                    throw DAOError.execution("all VALUES must have the same number of terms")
+                }
+                rows.append(row)
+            } while acceptSymbol(",")
+            statement.values = rows
+        } else if peekKeyword("SELECT") {
+            statement.select = try parseSelect()
+        } else if acceptKeyword("DEFAULT") {
+            try expectKeyword("VALUES")
+            statement.values = []
+        } else if peekKeyword("WITH") {
+            throw DAOError.unsupported("WITH")
+        } else {
+            throw syntaxError()
+        }
+        if peekKeyword("ON") { throw DAOError.unsupported("UPSERT") }
+        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        return statement
+    }
+
+    private mutating func parseUpdate() throws -> UpdateStatement {
+        try expectKeyword("UPDATE")
+        if acceptKeyword("OR") { throw DAOError.unsupported("UPDATE OR") }
+        let table = try parseName()
+        try expectKeyword("SET")
+        var assignments: [(String, Expr)] = []
+        repeat {
+            if peekSymbol("(") { throw DAOError.unsupported("row value") }
+            let name = try parseName()
+            try expectSymbol("=")
+            assignments.append((name, try parseExpression()))
+        } while acceptSymbol(",")
+        if peekKeyword("FROM") { throw DAOError.unsupported("UPDATE FROM") }
+        var whereClause: Expr?
+        if acceptKeyword("WHERE") { whereClause = try parseExpression() }
+        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("UPDATE ... LIMIT") }
+        return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause)
+    }
+
+    private mutating func parseDelete() throws -> DeleteStatement {
+        try expectKeyword("DELETE")
+        try expectKeyword("FROM")
+        let table = try parseName()
+        var whereClause: Expr?
+        if acceptKeyword("WHERE") { whereClause = try parseExpression() }
+        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("DELETE ... LIMIT") }
+        return DeleteStatement(table: table, whereClause: whereClause)
+    }
+
+    mutating func parseSelect() throws -> SelectStatement {
+        try expectKeyword("SELECT")
+        var distinct = false
+        if acceptKeyword("DISTINCT") { distinct = true } else { _ = acceptKeyword("ALL") }
+        var columns: [ResultColumn] = []
+        repeat {
+            if acceptSymbol("*") {
+                columns.append(ResultColumn(kind: .all, alias: nil, text: "*"))
+                continue
+            }
+            if (current.kind == .identifier || current.kind == .quotedIdentifier), tokens[position + 1].kind == .symbol,
+               tokens[position + 1].text == ".", tokens[min(position + 2, tokens.count - 1)].text == "*" {
+                position += 3 // t.* on the one table
+                columns.append(ResultColumn(kind: .all, alias: nil, text: "*"))
+                continue
+            }
+            let start = current.start
+            let expr = try parseExpression()
+            let text = sourceText(from: start, to: tokens[position - 1].end)
+            var alias: String?
+            if acceptKeyword("AS") {
+                alias = try parseName()
+            } else if current.kind == .quotedIdentifier || current.kind == .string
+                        || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
+                alias = current.text
+                position += 1
+            }
+            columns.append(ResultColumn(kind: .expression(expr), alias: alias, text: text))
+        } while acceptSymbol(",")
+        var statement = SelectStatement(distinct: distinct, columns: columns, table: nil, tableAlias: nil, whereClause: nil,
+                                        groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil)
+        if acceptKeyword("FROM") {
+            if peekSymbol("(") { throw DAOError.unsupported("subquery") }
+            statement.table = try parseName()
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
+            if acceptKeyword("AS") {
+                statement.tableAlias = try parseName()
+            } else if current.kind == .quotedIdentifier || (current.kind == .identifier && !Parser.reserved.contains(current.upper)
+                                                            && !["INDEXED"].contains(current.upper)) {
+                statement.tableAlias = current.text
+                position += 1
+            }
+            if peekSymbol(",") { throw DAOError.unsupported("JOIN") }
+            for word in ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL"] where peekKeyword(word) {
+                throw DAOError.unsupported("JOIN")
+            }
+            if peekKeyword("INDEXED") || (peekKeyword("NOT") && peekKeyword("INDEXED", at: 1)) {
+                throw DAOError.unsupported("INDEXED BY")
+            }
+        }
+        if acceptKeyword("WHERE") { statement.whereClause = try parseExpression() }
+        if acceptKeyword("GROUP") {
+            try expectKeyword("BY")
+            repeat { statement.groupBy.append(try parseExpression()) } while acceptSymbol(",")
+            if acceptKeyword("HAVING") { statement.having = try parseExpression() }
+        } else if acceptKeyword("HAVING") {
+            statement.having = try parseExpression()
+        }
+        if peekKeyword("WINDOW") { throw DAOError.unsupported("WINDOW") }
+        for word in ["UNION", "INTERSECT", "EXCEPT"] where peekKeyword(word) { throw DAOError.unsupported(word) }
+        if acceptKeyword("ORDER") {
+            try expectKeyword("BY")
+            repeat {
+                let expr = try parseExpression()
+                if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+                let descending = acceptKeyword("DESC") ? true : (acceptKeyword("ASC") ? false : false)
+                if acceptKeyword("NULLS") { throw DAOError.unsupported("NULLS FIRST/LAST") }
+                statement.orderBy.append(OrderTerm(expr: expr, descending: descending))
+            } while acceptSymbol(",")
+        }
+        if acceptKeyword("LIMIT") {
+            let first = try parseExpression()
+            if acceptKeyword("OFFSET") {
+                statement.limit = first
+                statement.offset = try parseExpression()
+            } else if acceptSymbol(",") {
+                statement.offset = first
+                statement.limit = try parseExpression()
+            } else {
+                statement.limit = first
+            }
+        }
+        return statement
+    }
+
+    // MARK: Expressions (SQLite's precedence, lowest first)
+
+    mutating func parseExpression() throws -> Expr { try parseOr() }
+
+    private mutating func parseOr() throws -> Expr {
+        var left = try parseAnd()
+        while acceptKeyword("OR") { left = .binary(.or, left, try parseAnd()) }
+        return left
+    }
+
+    private mutating func parseAnd() throws -> Expr {
+        var left = try parseNot()
+        while acceptKeyword("AND") { left = .binary(.and, left, try parseNot()) }
+        return left
+    }
+
+    private mutating func parseNot() throws -> Expr {
+        if acceptKeyword("NOT") { return .unary(.not, try parseNot()) }
+        return try parseEquality()
+    }
+
+    private mutating func parseEquality() throws -> Expr {
+        var left = try parseRelational()
+        while true {
+            if acceptSymbol("=") || acceptSymbol("==") { left = .binary(.equal, left, try parseRelational()); continue }
+            if acceptSymbol("!=") || acceptSymbol("<>") { left = .binary(.notEqual, left, try parseRelational()); continue }
+            if acceptKeyword("IS") {
+                let negated = acceptKeyword("NOT")
+                if acceptKeyword("DISTINCT") {
+                    try expectKeyword("FROM")
+                    left = .binary(negated ? .isOp : .isNot, left, try parseRelational())
+                    continue
+                }
+                left = .binary(negated ? .isNot : .isOp, left, try parseRelational())
+                continue
+            }
+            if acceptKeyword("ISNULL") { left = .isNull(left, negated: false); continue }
+            if acceptKeyword("NOTNULL") { left = .isNull(left, negated: true); continue }
+            var negated = false
+            if peekKeyword("NOT"), ["NULL", "IN", "LIKE", "GLOB", "BETWEEN", "MATCH", "REGEXP"].contains(tokens[position + 1].upper) {
+                position += 1
+                negated = true
+                if acceptKeyword("NULL") { left = .isNull(left, negated: true); continue }
+            }
+            if acceptKeyword("IN") {
+                guard acceptSymbol("(") else {
+                    if current.kind == .identifier || current.kind == .quotedIdentifier { throw DAOError.unsupported("IN table") }
+                    throw syntaxError()
+                }
+                if peekKeyword("SELECT") || peekKeyword("WITH") { throw DAOError.unsupported("subquery") }
+                var items: [Expr] = []
+                if !peekSymbol(")") {
+                    repeat { items.append(try parseExpression()) } while acceptSymbol(",")
+                }
+                try expectSymbol(")")
+                left = .inList(left, items, negated: negated)
+                continue
+            }
+            if acceptKeyword("LIKE") {
+                let pattern = try parseRelational()
+                var escape: Expr?
+                if acceptKeyword("ESCAPE") { escape = try parseRelational() }
+                left = .like(left, pattern, escape: escape, negated: negated)
+                continue
+            }
+            if acceptKeyword("GLOB") {
+                left = .glob(left, try parseRelational(), negated: negated)
+                continue
+            }
+            if peekKeyword("MATCH") || peekKeyword("REGEXP") { throw DAOError.unsupported(current.upper) }
+            if acceptKeyword("BETWEEN") {
+                let low = try parseRelational()
+                try expectKeyword("AND")
+                let high = try parseRelational()
+                left = .between(left, low, high, negated: negated)
+                continue
+            }
+            if negated { throw syntaxError() }
+            return left
+        }
+    }
+
+    private mutating func parseRelational() throws -> Expr {
+        var left = try parseBitwise()
+        while true {
+            if acceptSymbol("<") { left = .binary(.less, left, try parseBitwise()) }
+            else if acceptSymbol("<=") { left = .binary(.lessEqual, left, try parseBitwise()) }
+            else if acceptSymbol(">") { left = .binary(.greater, left, try parseBitwise()) }
+            else if acceptSymbol(">=") { left = .binary(.greaterEqual, left, try parseBitwise()) }
+            else { return left }
+        }
+    }
+
+    private mutating func parseBitwise() throws -> Expr {
+        var left = try parseAdditive()
+        while true {
+            if acceptSymbol("&") { left = .binary(.bitAnd, left, try parseAdditive()) }
+            else if acceptSymbol("|") { left = .binary(.bitOr, left, try parseAdditive()) }
+            else if acceptSymbol("<<") { left = .binary(.shiftLeft, left, try parseAdditive()) }
+            else if acceptSymbol(">>") { left = .binary(.shiftRight, left, try parseAdditive()) }
+            else { return left }
+        }
+    }
+
+    private mutating func parseAdditive() throws -> Expr {
+        var left = try parseMultiplicative()
+        while true {
+            if acceptSymbol("+") { left = .binary(.add, left, try parseMultiplicative()) }
+            else if acceptSymbol("-") { left = .binary(.subtract, left, try parseMultiplicative()) }
+            else { return left }
+        }
+    }
+
+    private mutating func parseMultiplicative() throws -> Expr {
+        var left = try parseConcat()
+        while true {
+            if acceptSymbol("*") { left = .binary(.multiply, left, try parseConcat()) }
+            else if acceptSymbol("/") { left = .binary(.divide, left, try parseConcat()) }
+            else if acceptSymbol("%") { left = .binary(.remainder, left, try parseConcat()) }
+            else { return left }
+        }
+    }
+
+    private mutating func parseConcat() throws -> Expr {
+        var left = try parseUnary()
+        while acceptSymbol("||") { left = .binary(.concat, left, try parseUnary()) }
+        return left
+    }
+
+    private mutating func parseUnary() throws -> Expr {
+        if acceptSymbol("-") {
+            // Fold -literal so -9223372036854775808 is an integer, as in SQLite.
+            if current.kind == .integer, let magnitude = Parser.integerMagnitude(current.text) {
+                if magnitude == UInt64(Int64.max) + 1 { position += 1; return try parsePostfix(.literal(.integer(Int64.min))) }
+            }
+            return .unary(.negate, try parseUnary())
+        }
+        if acceptSymbol("+") { return .unary(.plus, try parseUnary()) }
+        if acceptSymbol("~") { return .unary(.bitNot, try parseUnary()) }
+        return try parsePostfix(try parsePrimary())
+    }
+
+    private mutating func parsePostfix(_ expr: Expr) throws -> Expr {
+        if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+        return expr
+    }
+
+    static func integerMagnitude(_ text: String) -> UInt64? {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt64(text.dropFirst(2), radix: 16) }
+        return UInt64(text)
+    }
+
+    private mutating func parsePrimary() throws -> Expr {
+        let token = current
+        switch token.kind {
+        case .integer:
+            position += 1
+            if token.text.hasPrefix("0x") || token.text.hasPrefix("0X") {
+                guard token.text.count > 2, token.text.count <= 18, let bits = UInt64(token.text.dropFirst(2), radix: 16) else {
+                    throw DAOError.syntax(message: "hex literal too big: \(token.text)", line: token.line, column: token.column)
+                }
+                return .literal(.integer(Int64(bitPattern: bits)))
+            }
+            if let value = Int64(token.text) { return .literal(.integer(value)) }
+            return .literal(.real(Double(token.text) ?? .infinity))
+        case .real:
+            position += 1
+            return .literal(.real(Double(token.text.hasPrefix(".") ? "0" + token.text : token.text) ?? 0))
+        case .string:
+            position += 1
+            return .literal(.text(token.text))
+        case .blob:
+            position += 1
+            return .literal(.blob(token.blob))
+        case .positionalParameter:
+            position += 1
+            if token.text.isEmpty {
+                parameterCount += 1
+                return .parameter(parameterCount - 1)
+            }
+            guard let number = Int(token.text), number >= 1, number <= 32766 else {
+                throw DAOError.syntax(message: "variable number must be between ?1 and ?32766", line: token.line, column: token.column)
+            }
+            parameterCount = max(parameterCount, number)
+            return .parameter(number - 1)
+        case .namedParameter:
+            position += 1
+            if let slot = parameterNames[token.text] { return .parameter(slot) }
+            parameterCount += 1
+            parameterNames[token.text] = parameterCount - 1
+            return .parameter(parameterCount - 1)
+        case .symbol where token.text == "(":
+            position += 1
+            if peekKeyword("SELECT") || peekKeyword("WITH") { throw DAOError.unsupported("subquery") }
+            let inner = try parseExpression()
+            if peekSymbol(",") { throw DAOError.unsupported("row value") }
+            try expectSymbol(")")
+            return inner
+        case .quotedIdentifier:
+            position += 1
+            return try parseColumnTail(first: token.text)
+        case .identifier:
+            switch token.upper {
+            case "NULL": position += 1; return .literal(.null)
+            case "TRUE": position += 1; return .literal(.integer(1))
+            case "FALSE": position += 1; return .literal(.integer(0))
+            case "CASE": return try parseCase()
+            case "CAST":
+                position += 1
+                try expectSymbol("(")
+                let inner = try parseExpression()
+                try expectKeyword("AS")
+                let typeName = try parseTypeName()
+                try expectSymbol(")")
+                return .cast(inner, typeName: typeName)
+            case "EXISTS": throw DAOError.unsupported("EXISTS")
+            case "SELECT": throw DAOError.unsupported("subquery")
+            case "RAISE": throw DAOError.unsupported("RAISE")
+            case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP": throw DAOError.unsupported(token.upper)
+            default: break
+            }
+            if Parser.reserved.contains(token.upper) { throw syntaxError() }
+            position += 1
+            if acceptSymbol("(") { return try parseFunctionCall(name: token.text) }
+            return try parseColumnTail(first: token.text)
+        default:
+            throw syntaxError()
+        }
+    }
+
+    private mutating func parseColumnTail(first: String) throws -> Expr {
+        if acceptSymbol(".") {
+            let second = try parseName()
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            return .column(table: first, name: second)
+        }
+        return .column(table: nil, name: first)
+    }
+
+    private mutating func parseFunctionCall(name: String) throws -> Expr {
+        var args: [Expr] = []
+        var distinct = false
+        var star = false
+        if acceptSymbol("*") {
+            star = true
+        } else if !peekSymbol(")") {
+            if acceptKeyword("DISTINCT") { distinct = true } else { _ = acceptKeyword("ALL") }
+            repeat { args.append(try parseExpression()) } while acceptSymbol(",")
+            if peekKeyword("ORDER") { throw DAOError.unsupported("ORDER BY in aggregate") }
+        }
+        try expectSymbol(")")
+        if peekKeyword("FILTER") { throw DAOError.unsupported("FILTER") }
+        if peekKeyword("OVER") { throw DAOError.unsupported("WINDOW") }
+        return .function(name: name.lowercased(), args: args, distinct: distinct, star: star)
+    }
+
+    private mutating func parseCase() throws -> Expr {
+        try expectKeyword("CASE")
+        var base: Expr?
+        if !peekKeyword("WHEN") { base = try parseExpression() }
+        var whens: [(Expr, Expr)] = []
+        while acceptKeyword("WHEN") {
+            let condition = try parseExpression()
+            try expectKeyword("THEN")
+            whens.append((condition, try parseExpression()))
+        }
+        guard !whens.isEmpty else { throw syntaxError() }
+        var otherwise: Expr?
+        if acceptKeyword("ELSE") { otherwise = try parseExpression() }
+        try expectKeyword("END")
+        return .caseWhen(base: base, whens: whens, otherwise: otherwise)
+    }
+}

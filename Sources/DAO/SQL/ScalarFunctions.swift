@@ -1,0 +1,247 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The scalar functions of the subset: length lower upper substr abs coalesce ifnull typeof
+/// trim instr replace round (and max/min with two or more arguments), as SQLite computes them.
+enum ScalarFunctions {
+    static let names: Set<String> = ["length", "lower", "upper", "substr", "abs", "coalesce", "ifnull", "typeof",
+                                     "trim", "instr", "replace", "round", "max", "min"]
+    static let aggregateNames: Set<String> = ["count", "sum", "total", "avg", "min", "max", "group_concat"]
+
+    /// Checks the argument count at prepare time, as SQLite does.
+    static func checkArity(_ name: String, _ count: Int) throws {
+        let ok: Bool
+        switch name {
+        case "length", "lower", "upper", "abs", "typeof": ok = count == 1
+        case "substr": ok = count == 2 || count == 3
+        case "coalesce": ok = count >= 2
+        case "ifnull", "instr": ok = count == 2
+        case "trim", "round": ok = count == 1 || count == 2
+        case "replace": ok = count == 3
+        case "max", "min": ok = count >= 1
+        default: ok = true
+        }
+        if !ok { throw DAOError.execution("wrong number of arguments to function \(name)()") }
+    }
+
+    static func call(_ name: String, _ args: [DAOValue]) throws -> DAOValue {
+        switch name {
+        case "length":
+            switch args[0] {
+            case .null: return .null
+            case .blob(let b): return .integer(Int64(b.count))
+            case .text(let t): return .integer(Int64(t.unicodeScalars.prefix { $0 != "\u{0}" }.count))
+            default: return .integer(Int64((SQLValues.text(of: args[0]) ?? "").unicodeScalars.count))
+            }
+        case "lower", "upper":
+            guard let text = SQLValues.text(of: args[0]) else { return .null }
+            let upper = name == "upper"
+            let bytes = text.utf8.map { b -> UInt8 in
+                if upper, b >= 0x61, b <= 0x7A { return b - 0x20 }
+                if !upper, b >= 0x41, b <= 0x5A { return b + 0x20 }
+                return b
+            }
+            return .text(String(decoding: bytes, as: UTF8.self))
+        case "substr": return substr(args)
+        case "abs":
+            switch args[0] {
+            case .null: return .null
+            case .integer(let i):
+                guard i != Int64.min else { throw DAOError.execution("integer overflow") }
+                return .integer(Swift.abs(i))
+            default: return .real(Swift.abs(SQLValues.double(args[0])))
+            }
+        case "coalesce", "ifnull":
+            for arg in args { if case .null = arg { continue }; return arg }
+            return .null
+        case "typeof":
+            switch args[0] {
+            case .null: return .text("null")
+            case .integer: return .text("integer")
+            case .real: return .text("real")
+            case .text: return .text("text")
+            case .blob: return .text("blob")
+            }
+        case "trim":
+            guard let text = SQLValues.text(of: args[0]) else { return .null }
+            var set: Set<Unicode.Scalar> = [" "]
+            if args.count == 2 {
+                guard let chars = SQLValues.text(of: args[1]) else { return .null }
+                set = Set(chars.unicodeScalars)
+            }
+            var scalars = Array(text.unicodeScalars)[...]
+            while let first = scalars.first, set.contains(first) { scalars = scalars.dropFirst() }
+            while let last = scalars.last, set.contains(last) { scalars = scalars.dropLast() }
+            var result = String.UnicodeScalarView()
+            result.append(contentsOf: scalars)
+            return .text(String(result))
+        case "instr":
+            if case .null = args[0] { return .null }
+            if case .null = args[1] { return .null }
+            if case .blob(let haystack) = args[0], case .blob(let needle) = args[1] {
+                return .integer(Int64(firstIndex(of: needle, in: haystack).map { $0 + 1 } ?? 0))
+            }
+            let haystack = Array((SQLValues.text(of: args[0]) ?? "").unicodeScalars)
+            let needle = Array((SQLValues.text(of: args[1]) ?? "").unicodeScalars)
+            return .integer(Int64(firstIndex(of: needle, in: haystack).map { $0 + 1 } ?? 0))
+        case "replace":
+            // As SQLite: NULL X or Y gives NULL; an empty Y (or one starting with NUL) gives X
+            // itself, whatever Z is; then a NULL Z gives NULL.
+            guard let text = SQLValues.text(of: args[0]), let pattern = SQLValues.text(of: args[1]) else { return .null }
+            if pattern.utf8.first == nil || pattern.utf8.first == 0 { return args[0] }
+            guard let replacement = SQLValues.text(of: args[2]) else { return .null }
+            let source = Array(text.utf8), find = Array(pattern.utf8), with = Array(replacement.utf8)
+            var out: [UInt8] = []
+            var i = 0
+            while i < source.count {
+                if i + find.count <= source.count, source[i..<i + find.count].elementsEqual(find) {
+                    out.append(contentsOf: with)
+                    i += find.count
+                } else {
+                    out.append(source[i])
+                    i += 1
+                }
+            }
+            return .text(String(decoding: out, as: UTF8.self))
+        case "round": return round(args)
+        case "max", "min":
+            var best: DAOValue?
+            for arg in args {
+                if case .null = arg { return .null }
+                if let current = best {
+                    let c = SQLValues.compare(arg, current)
+                    if (name == "max" && c > 0) || (name == "min" && c < 0) { best = arg }
+                } else {
+                    best = arg
+                }
+            }
+            return best ?? .null
+        default:
+            throw DAOError.unsupported("function \(name)")
+        }
+    }
+
+    static func firstIndex<T: Equatable>(of needle: [T], in haystack: [T]) -> Int? {
+        if needle.isEmpty { return 0 }
+        guard needle.count <= haystack.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start..<start + needle.count].elementsEqual(needle) {
+            return start
+        }
+        return nil
+    }
+
+    /// SQLite's substr, characters for text and bytes for blobs, negative and zero positions.
+    static func substr(_ args: [DAOValue]) -> DAOValue {
+        if case .null = args[0] { return .null }
+        if case .null = args[1] { return .null }
+        if args.count == 3, case .null = args[2] { return .null }
+        let isBlob: Bool
+        let bytes: [UInt8]
+        var scalars: [Unicode.Scalar] = []
+        if case .blob(let b) = args[0] {
+            if b.isEmpty { return .null } // SQLite reads an empty blob as a NULL pointer
+            isBlob = true
+            bytes = b
+        } else {
+            isBlob = false
+            bytes = []
+            scalars = Array(SQLValues.cString(SQLValues.text(of: args[0]) ?? "").unicodeScalars)
+        }
+        let length = Int64(isBlob ? bytes.count : scalars.count)
+        var p1 = SQLValues.integer(args[1])
+        var p2: Int64
+        var negativeLength = false
+        if args.count == 3 {
+            p2 = SQLValues.integer(args[2])
+            if p2 < 0 { p2 = p2 == Int64.min ? Int64.max : -p2; negativeLength = true }
+        } else {
+            p2 = 1_000_000_000
+        }
+        if p1 < 0 {
+            p1 += length
+            if p1 < 0 {
+                p2 = p2 &+ p1
+                if p2 < 0 { p2 = 0 }
+                p1 = 0
+            }
+        } else if p1 > 0 {
+            p1 -= 1
+        } else if p2 > 0 {
+            p2 -= 1
+        }
+        if negativeLength {
+            p1 -= p2
+            if p1 < 0 { p2 += p1; p1 = 0 }
+        }
+        if p1 > length { p1 = length }
+        if p1 &+ p2 > length || p1 &+ p2 < p1 { p2 = length - p1 }
+        if p2 < 0 { p2 = 0 }
+        let from = Int(p1), to = Int(p1 + p2)
+        if isBlob { return .blob(Array(bytes[from..<to])) }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars[from..<to])
+        return .text(String(view))
+    }
+
+    /// round(x [, n]): a real, rounded half away from zero as SQLite's printf does.
+    static func round(_ args: [DAOValue]) -> DAOValue {
+        if case .null = args[0] { return .null }
+        var digits: Int64 = 0
+        if args.count == 2 {
+            if case .null = args[1] { return .null }
+            digits = min(max(SQLValues.integer(args[1]), 0), 30)
+        }
+        let r = SQLValues.double(args[0])
+        if r.isNaN || r.isInfinite { return .real(r) }
+        if digits == 0 {
+            if r >= 0 && r < 9223372036854775806.0 { return .real(Double(Int64(r + 0.5))) }
+            if r < 0 && -r < 9223372036854775806.0 { return .real(-Double(Int64(-r + 0.5))) }
+            return .real(r)
+        }
+        return .real(printfRound(r, Int(digits)))
+    }
+
+    /// What SQLite's "%.*f" then atof gives: SQLite's printf adds half a unit of the last digit
+    /// (plus 3e-16 of the value when few digits are asked) in extended precision, then writes at
+    /// most 16 significant digits.
+    static func printfRound(_ r: Double, _ digits: Int) -> Double {
+        let negative = r < 0
+        let magnitude = Swift.abs(r)
+        var rounderDouble = 0.5
+        for _ in 0..<digits { rounderDouble /= 10 }
+        let table: [Double] = [5.0e-01, 5.0e-02, 5.0e-03, 5.0e-04, 5.0e-05, 5.0e-06, 5.0e-07, 5.0e-08, 5.0e-09, 5.0e-10]
+        rounderDouble = table[digits % 10]
+        var idx = digits
+        while idx >= 10 { rounderDouble *= 1.0e-10; idx -= 10 }
+        let exponent = Int((magnitude.bitPattern >> 52) & 0x7FF) - 1023
+        #if arch(x86_64) || arch(i386)
+        var value = Float80(magnitude)
+        var rounder = Float80(rounderDouble)
+        if digits + exponent / 3 < 15 { rounder += value * 3e-16 }
+        value += rounder
+        var scale: Float80 = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (value * scale).rounded(.towardZero)
+        #else
+        var value = magnitude
+        var rounder = rounderDouble
+        if digits + exponent / 3 < 15 { rounder += value * 3e-16 }
+        value += rounder
+        let scaled = (value * pow(10, Double(digits))).rounded(.towardZero)
+        #endif
+        if scaled >= 9.2e18 { return r }
+        var text = Array(String(Int64(scaled)))
+        // Only 16 significant digits are written; the rest are zeros.
+        if let firstNonZero = text.firstIndex(where: { $0 != "0" }), text.count - firstNonZero > 16 {
+            for i in (firstNonZero + 16)..<text.count { text[i] = "0" }
+        }
+        while text.count <= digits { text.insert("0", at: 0) }
+        let cut = text.count - digits
+        let decimal = String(text[..<cut]) + "." + String(text[cut...])
+        let result = Double(decimal) ?? r
+        return negative ? -result : result
+    }
+}

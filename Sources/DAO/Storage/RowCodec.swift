@@ -1,0 +1,151 @@
+/// The byte layout of rows and row keys (FORMAT.md "DAO tables").
+///
+/// Key: the rowid as 8 bytes big-endian with the sign bit flipped, so keys sort like rowids.
+/// Value: format byte 0x01, a varint column count, then per column a type byte and payload:
+/// 0 NULL; 1 integer (zigzag varint); 2 real (8 bytes, IEEE 754 big-endian); 3 text (varint
+/// length, UTF-8); 4 blob (varint length, bytes). An INTEGER PRIMARY KEY column is stored as
+/// NULL (the key holds it).
+enum RowCodec {
+    static let formatVersion: UInt8 = 1
+
+    static func key(rowid: Int64) -> [UInt8] {
+        let bits = UInt64(bitPattern: rowid) ^ (1 << 63)
+        return (0..<8).map { UInt8(truncatingIfNeeded: bits >> (56 - 8 * UInt64($0))) }
+    }
+
+    static func rowid(key: [UInt8]) -> Int64? {
+        guard key.count == 8 else { return nil }
+        var bits: UInt64 = 0
+        for byte in key { bits = bits << 8 | UInt64(byte) }
+        return Int64(bitPattern: bits ^ (1 << 63))
+    }
+
+    static func encode(_ values: [DAOValue], skipping skipped: Int? = nil) -> [UInt8] {
+        var out: [UInt8] = [formatVersion]
+        out.reserveCapacity(16 + values.count * 9)
+        appendVarint(UInt64(values.count), to: &out)
+        for (index, value) in values.enumerated() {
+            if index == skipped { out.append(0); continue }
+            switch value {
+            case .null: out.append(0)
+            case .integer(let i):
+                out.append(1)
+                appendVarint(UInt64(bitPattern: (i << 1) ^ (i >> 63)), to: &out)
+            case .real(let r):
+                out.append(2)
+                let bits = r.bitPattern
+                for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+            case .text(let t):
+                out.append(3)
+                appendVarint(UInt64(t.utf8.count), to: &out)
+                out.append(contentsOf: t.utf8)
+            case .blob(let b):
+                out.append(4)
+                appendVarint(UInt64(b.count), to: &out)
+                out.append(contentsOf: b)
+            }
+        }
+        return out
+    }
+
+    /// Decodes a row; nil when the bytes are not a row of this format.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> [DAOValue]? {
+        var position = 0
+        guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
+        position = 1
+        guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
+        var values: [DAOValue] = []
+        values.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard position < bytes.count else { return nil }
+            let tag = bytes[position]
+            position += 1
+            switch tag {
+            case 0: values.append(.null)
+            case 1:
+                guard let raw = readVarint(bytes, &position) else { return nil }
+                values.append(.integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))))
+            case 2:
+                guard position + 8 <= bytes.count else { return nil }
+                var bits: UInt64 = 0
+                for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
+                position += 8
+                values.append(.real(Double(bitPattern: bits)))
+            case 3, 4:
+                guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
+                position += Int(length)
+                if tag == 3 {
+                    values.append(.text(String(decoding: slice, as: UTF8.self)))
+                } else {
+                    values.append(.blob([UInt8](slice)))
+                }
+            default: return nil
+            }
+        }
+        return values
+    }
+
+    /// Decodes only the columns in `columns` (sorted positions); the others come back NULL.
+    /// Used to build indexes without materializing whole rows.
+    static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]) -> [DAOValue]? {
+        guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
+        var position = 1
+        guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
+        var values = [DAOValue](repeating: .null, count: Int(count))
+        var next = 0
+        for column in 0..<Int(count) {
+            guard next < columns.count else { break }
+            guard position < bytes.count else { return nil }
+            let tag = bytes[position]
+            position += 1
+            let wanted = columns[next] == column
+            if wanted { next += 1 }
+            switch tag {
+            case 0: continue
+            case 1:
+                guard let raw = readVarint(bytes, &position) else { return nil }
+                if wanted { values[column] = .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))) }
+            case 2:
+                guard position + 8 <= bytes.count else { return nil }
+                if wanted {
+                    var bits: UInt64 = 0
+                    for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
+                    values[column] = .real(Double(bitPattern: bits))
+                }
+                position += 8
+            case 3, 4:
+                guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
+                if wanted {
+                    let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
+                    values[column] = tag == 3 ? .text(String(decoding: slice, as: UTF8.self)) : .blob([UInt8](slice))
+                }
+                position += Int(length)
+            default: return nil
+            }
+        }
+        return values
+    }
+
+    static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
+            v >>= 7
+        }
+        out.append(UInt8(v))
+    }
+
+    static func readVarint(_ bytes: UnsafeRawBufferPointer, _ position: inout Int) -> UInt64? {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < bytes.count, shift < 64 {
+            let byte = bytes[position]
+            position += 1
+            result |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return result }
+            shift += 7
+        }
+        return nil
+    }
+}

@@ -1,0 +1,106 @@
+/// One entry of an index: the indexed column values of a row, and its rowid.
+struct IndexEntry: Sendable {
+    var key: [DAOValue]
+    var rowid: Int64
+}
+
+/// An ordered multiset kept in chunks of at most `chunkLimit` sorted elements: O(log n) search,
+/// insert and delete cost O(log n + chunk), in-order scans in both directions. Used for the
+/// rowid order of a table (Element = Int64) and for each index (Element = IndexEntry).
+struct SortedChunks<Element: Sendable>: Sendable {
+    private(set) var chunks: [[Element]] = []
+    private(set) var count = 0
+    static var chunkLimit: Int { 512 }
+
+    /// A position: chunk and index inside it.
+    struct Position: Equatable { var chunk: Int; var index: Int }
+
+    /// Builds from elements already in order.
+    init(sorted elements: [Element]) {
+        var start = 0
+        while start < elements.count {
+            let end = min(start + Self.chunkLimit * 3 / 4, elements.count)
+            chunks.append(Array(elements[start..<end]))
+            start = end
+        }
+        count = elements.count
+    }
+
+    init() {}
+
+    /// The first position whose element is not less than the probe (`less(element)` false).
+    func lowerBound(_ isBefore: (Element) -> Bool) -> Position {
+        var low = 0, high = chunks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if let last = chunks[mid].last, isBefore(last) { low = mid + 1 } else { high = mid }
+        }
+        guard low < chunks.count else { return Position(chunk: chunks.count, index: 0) }
+        let chunk = chunks[low]
+        var l = 0, h = chunk.count
+        while l < h {
+            let mid = (l + h) / 2
+            if isBefore(chunk[mid]) { l = mid + 1 } else { h = mid }
+        }
+        return Position(chunk: low, index: l)
+    }
+
+    var startPosition: Position { Position(chunk: 0, index: 0) }
+    var endPosition: Position { Position(chunk: chunks.count, index: 0) }
+
+    func element(at position: Position) -> Element? {
+        guard position.chunk < chunks.count, position.index < chunks[position.chunk].count else { return nil }
+        return chunks[position.chunk][position.index]
+    }
+
+    func next(_ position: Position) -> Position {
+        if position.index + 1 < chunks[position.chunk].count { return Position(chunk: position.chunk, index: position.index + 1) }
+        return Position(chunk: position.chunk + 1, index: 0)
+    }
+
+    /// The position before `position`, or nil at the start.
+    func previous(_ position: Position) -> Position? {
+        if position.index > 0 { return Position(chunk: position.chunk, index: position.index - 1) }
+        var chunk = position.chunk - 1
+        while chunk >= 0 {
+            if !chunks[chunk].isEmpty { return Position(chunk: chunk, index: chunks[chunk].count - 1) }
+            chunk -= 1
+        }
+        return nil
+    }
+
+    /// Inserts `element` after every element not after it (`isBefore` is "element < new").
+    mutating func insert(_ element: Element, isBefore: (Element) -> Bool) {
+        count += 1
+        if chunks.isEmpty { chunks.append([element]); return }
+        var position = lowerBound(isBefore)
+        if position.chunk == chunks.count { position = Position(chunk: chunks.count - 1, index: chunks[chunks.count - 1].count) }
+        chunks[position.chunk].insert(element, at: position.index)
+        if chunks[position.chunk].count > Self.chunkLimit {
+            let half = chunks[position.chunk].count / 2
+            let tail = Array(chunks[position.chunk][half...])
+            chunks[position.chunk].removeSubrange(half...)
+            chunks.insert(tail, at: position.chunk + 1)
+        }
+    }
+
+    /// Appends an element known to be the largest.
+    mutating func append(_ element: Element) {
+        count += 1
+        if let lastIndex = chunks.indices.last, chunks[lastIndex].count < Self.chunkLimit {
+            chunks[lastIndex].append(element)
+        } else {
+            chunks.append([element])
+        }
+    }
+
+    /// Removes the element at `position`.
+    mutating func remove(at position: Position) {
+        count -= 1
+        chunks[position.chunk].remove(at: position.index)
+        if chunks[position.chunk].isEmpty { chunks.remove(at: position.chunk) }
+    }
+
+    var last: Element? { chunks.last?.last }
+    var first: Element? { chunks.first?.first }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// A column of a table as the catalog keeps it.
+struct ColumnSchema: Sendable {
+    var name: String
+    var typeName: String
+    var affinity: Affinity
+    var notNull: Bool
+    /// The DEFAULT clause's SQL text as written, or nil (NULL default).
+    var defaultText: String?
+    var defaultValue: Expr?
+}
+
+/// An index of a table: its columns (by position), directions and whether it is unique.
+struct IndexSchema: Sendable {
+    var name: String
+    var columns: [Int]
+    var descending: [Bool]
+    var unique: Bool
+    /// Made by a PRIMARY KEY or UNIQUE constraint of the table (cannot be dropped).
+    var isConstraint: Bool
+}
+
+/// A table's definition: columns, the rowid alias (INTEGER PRIMARY KEY), indexes.
+struct TableDefinition: Sendable {
+    var name: String
+    var columns: [ColumnSchema]
+    /// The column that is the rowid (an INTEGER PRIMARY KEY), if any.
+    var rowidColumn: Int?
+    var autoincrement: Bool
+    /// Constraint indexes first (PRIMARY KEY, then UNIQUE in order), then CREATE INDEX ones.
+    var indexes: [IndexSchema]
+    /// Column definitions and table constraints as written, for the catalog's CREATE TABLE text.
+    var primaryKey: [IndexedColumn]?
+    var uniques: [[IndexedColumn]]
+    var columnUnique: [Bool]
+
+    func columnIndex(_ name: String) -> Int? {
+        let lowered = name.lowercased()
+        return columns.firstIndex { $0.name.lowercased() == lowered }
+    }
+
+    /// The canonical CREATE TABLE text stored in the catalog.
+    var createSQL: String {
+        var parts: [String] = []
+        for (index, column) in columns.enumerated() {
+            var text = SQLText.quote(column.name)
+            if !column.typeName.isEmpty { text += " " + column.typeName }
+            if primaryKey == nil && columnPrimaryKey == index {
+                text += " PRIMARY KEY" + (columnPrimaryKeyDescending ? " DESC" : "")
+                if autoincrement { text += " AUTOINCREMENT" }
+            }
+            if column.notNull { text += " NOT NULL" }
+            if columnUnique[index] { text += " UNIQUE" }
+            if let d = column.defaultText { text += " DEFAULT " + d }
+            parts.append(text)
+        }
+        if let primaryKey {
+            parts.append("PRIMARY KEY (" + primaryKey.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")")
+        }
+        for unique in uniques {
+            parts.append("UNIQUE (" + unique.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")")
+        }
+        return "CREATE TABLE " + SQLText.quote(name) + " (" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// The column marked PRIMARY KEY in its own definition (kept from creation).
+    var columnPrimaryKey: Int?
+    var columnPrimaryKeyDescending = false
+
+    /// CREATE INDEX text of an explicit index.
+    func createIndexSQL(_ index: IndexSchema) -> String {
+        let columnsText = zip(index.columns, index.descending).map { SQLText.quote(columns[$0].name) + ($1 ? " DESC" : "") }
+        return "CREATE " + (index.unique ? "UNIQUE " : "") + "INDEX " + SQLText.quote(index.name) + " ON "
+            + SQLText.quote(name) + " (" + columnsText.joined(separator: ", ") + ")"
+    }
+
+    /// Builds a definition from CREATE TABLE.
+    /// - Throws: `DAOError.execution` for duplicate columns, unknown key columns.
+    init(_ statement: CreateTableStatement) throws {
+        name = statement.name
+        columns = []
+        rowidColumn = nil
+        autoincrement = false
+        indexes = []
+        primaryKey = statement.primaryKey
+        uniques = statement.uniques
+        columnUnique = statement.columns.map(\.unique)
+        var seen = Set<String>()
+        for definition in statement.columns {
+            guard seen.insert(definition.name.lowercased()).inserted else {
+                throw DAOError.execution("duplicate column name: \(definition.name)")
+            }
+            columns.append(ColumnSchema(name: definition.name, typeName: definition.typeName,
+                                        affinity: Affinity(declaredType: definition.typeName),
+                                        notNull: definition.notNull, defaultText: definition.defaultText,
+                                        defaultValue: definition.defaultValue))
+        }
+        // The primary key: a rowid alias when it is one INTEGER column, otherwise a unique index.
+        var keyColumns: [IndexedColumn]?
+        if let primaryKey = statement.primaryKey {
+            keyColumns = primaryKey
+        } else if let index = statement.columns.firstIndex(where: \.primaryKey) {
+            columnPrimaryKey = index
+            columnPrimaryKeyDescending = statement.columns[index].primaryKeyDescending
+            keyColumns = [IndexedColumn(name: statement.columns[index].name, descending: statement.columns[index].primaryKeyDescending)]
+        }
+        if statement.columns.contains(where: \.autoincrement) { autoincrement = true }
+        if let keyColumns {
+            let positions = try keyColumns.map { column -> Int in
+                guard let position = columnIndex(column.name) else {
+                    throw DAOError.execution("no such column: \(column.name)")
+                }
+                return position
+            }
+            if positions.count == 1, columns[positions[0]].typeName.uppercased() == "INTEGER",
+               !(statement.primaryKey == nil && statement.columns[positions[0]].primaryKeyDescending) {
+                rowidColumn = positions[0]
+            } else {
+                if autoincrement { throw DAOError.execution("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY") }
+                indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_pk", columns: positions,
+                                           descending: keyColumns.map(\.descending), unique: true, isConstraint: true))
+            }
+        }
+        for (index, definition) in statement.columns.enumerated() where definition.unique {
+            indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_u\(index)", columns: [index], descending: [false],
+                                       unique: true, isConstraint: true))
+        }
+        for (number, unique) in statement.uniques.enumerated() {
+            let positions = try unique.map { column -> Int in
+                guard let position = columnIndex(column.name) else { throw DAOError.execution("no such column: \(column.name)") }
+                return position
+            }
+            indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_c\(number)", columns: positions,
+                                       descending: unique.map(\.descending), unique: true, isConstraint: true))
+        }
+    }
+}
+
+enum SQLText {
+    /// An identifier in double quotes, inner quotes doubled.
+    static func quote(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// What a DAO proxy needs of an SQL engine: run one statement, say whether a transaction is
+/// open, and list the tables. `SQLDatabase` is the product's; tests also run proxies on SQLite
+/// through it.
+protocol SQLStatementRunner: AnyObject {
+    /// Runs one statement with `?` parameters bound in order.
+    func execute(_ sql: String, arguments: [DAOValue]) throws -> SQLResult
+    /// Whether a transaction (BEGIN without COMMIT or ROLLBACK yet) is open and belongs to the
+    /// calling thread: its statements then join it; another thread's make the caller wait.
+    var ownsTransaction: Bool { get }
+    /// The tables and their CREATE TABLE text.
+    func tableDefinitions() throws -> [(name: String, sql: String)]
+}
+
+extension SQLStatementRunner {
+    func execute(_ sql: String) throws -> SQLResult {
+        try execute(sql, arguments: [])
+    }
+
+    /// From `sqlite_master`, for engines that offer it.
+    func tableDefinitions() throws -> [(name: String, sql: String)] {
+        let result = try execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+        return result.rows.compactMap { row in
+            guard case .text(let name)? = row.first else { return nil }
+            if case .text(let sql)? = row.dropFirst().first { return (name, sql) }
+            return (name, "")
+        }
+    }
+}
+
+extension SQLDatabase: SQLStatementRunner {
+    var ownsTransaction: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard explicitTransaction, let owner = transactionOwner else { return false }
+        return pthread_equal(owner, pthread_self()) != 0
+    }
+
+    /// The tables with the canonical CREATE TABLE text of the catalog.
+    func tableDefinitions() throws -> [(name: String, sql: String)] {
+        condition.lock()
+        defer { condition.unlock() }
+        return tables.values.map { ($0.name, $0.definition.createSQL) }.sorted { $0.0 < $1.0 }
+    }
+}

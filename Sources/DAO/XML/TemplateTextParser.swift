@@ -1,0 +1,103 @@
+/// Splits SQL text of a config into literal text and references: `#{path}`, `@{path}` (each
+/// with optional `or ""` / `no ""`), `${name}` (`${T}` / `${t}`: the table name) and the macro
+/// `%{'fmt', a, b}`.
+enum TemplateTextParser {
+    /// Parses `text`, which starts at `position` in the config file.
+    /// - Throws: `DAOError.config` at an unterminated or empty reference or a bad macro.
+    static func parse(_ text: String, at position: SourcePosition) throws -> [TemplateNode] {
+        let s = Array(text.unicodeScalars)
+        var nodes: [TemplateNode] = []
+        var literal = String.UnicodeScalarView()
+        var i = 0
+        var line = position.line
+        var column = position.column
+        // Line and column of each scalar, computed as we go.
+        func step(_ c: Unicode.Scalar) {
+            if c == "\n" { line += 1; column = 1 } else { column += 1 }
+        }
+        while i < s.count {
+            let c = s[i]
+            if (c == "#" || c == "@" || c == "$" || c == "%"), i + 1 < s.count, s[i + 1] == "{" {
+                let start = SourcePosition(line: line, column: column)
+                // Find the closing brace, skipping quoted text (a macro's format may hold braces).
+                var j = i + 2
+                var quote: Unicode.Scalar?
+                while j < s.count {
+                    if let q = quote {
+                        if s[j] == q { quote = nil }
+                    } else if s[j] == "'" || s[j] == "\"" {
+                        quote = s[j]
+                    } else if s[j] == "}" {
+                        break
+                    }
+                    j += 1
+                }
+                guard j < s.count else {
+                    throw DAOError.config(message: "unterminated \(c){ reference", line: start.line, column: start.column)
+                }
+                let inner = String(String.UnicodeScalarView(s[(i + 2)..<j]))
+                if !literal.isEmpty {
+                    nodes.append(.text(String(literal)))
+                    literal = String.UnicodeScalarView()
+                }
+                let innerPosition = SourcePosition(line: start.line, column: start.column + 2)
+                nodes.append(try reference(kind: c, inner, at: start, innerPosition: innerPosition))
+                for k in i...j { step(s[k]) }
+                i = j + 1
+                continue
+            }
+            literal.append(c)
+            step(c)
+            i += 1
+        }
+        if !literal.isEmpty { nodes.append(.text(String(literal))) }
+        return nodes
+    }
+
+    private static func reference(kind: Unicode.Scalar, _ inner: String, at start: SourcePosition,
+                                  innerPosition: SourcePosition) throws -> TemplateNode {
+        func fail(_ message: String) -> DAOError {
+            .config(message: message, line: start.line, column: start.column)
+        }
+        if kind == "%" {
+            let items = try ExpressionParser.parseList(inner, at: innerPosition)
+            guard case .literal(.string(let format))? = items.first else {
+                throw fail("a %{...} macro starts with a quoted format")
+            }
+            return .macro(format: format, arguments: Array(items.dropFirst()), position: start)
+        }
+        let trimmed = inner.trimmingCharacters(in: .whitespacesAndNewlines)
+        if kind == "$" {
+            guard !trimmed.isEmpty, trimmed.unicodeScalars.allSatisfy({ isNameScalar($0) }) else {
+                throw fail("bad ${...} name '\(trimmed)'")
+            }
+            return trimmed == "T" || trimmed == "t" ? .tableName : .include(trimmed, start)
+        }
+        // #{path [or ""] [no ""]} and @{...}
+        var words = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).map(String.init)
+        guard !words.isEmpty else { throw fail("empty \(kind){} reference") }
+        let pathText = words.removeFirst()
+        var orEmpty = false
+        var noQuotes = false
+        while !words.isEmpty {
+            let word = words.removeFirst().lowercased()
+            guard word == "or" || word == "no", let next = words.first, next == "\"\"" || next == "''" else {
+                throw fail("expected 'or \"\"' or 'no \"\"' after \(pathText) in \(kind){...}")
+            }
+            words.removeFirst()
+            if word == "or" { orEmpty = true } else { noQuotes = true }
+        }
+        let path = pathText.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard path.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy(isNameScalar) }) else {
+            throw fail("bad path '\(pathText)' in \(kind){...}")
+        }
+        let reference = Reference(path: path, orEmpty: orEmpty, noQuotes: noQuotes, position: start)
+        return kind == "#" ? .bind(reference) : .splice(reference)
+    }
+
+    static func isNameScalar(_ c: Unicode.Scalar) -> Bool {
+        c == "_" || c == "$" || c.properties.isAlphabetic || ("0"..."9").contains(c)
+    }
+}
+
+import Foundation

@@ -1,0 +1,72 @@
+@testable import DAO
+import Foundation
+import LogStore
+import XCTest
+
+/// A fresh store in a temporary directory, removed when the object goes.
+final class TemporaryStore {
+    let directory: URL
+    private(set) var store: LogStore
+
+    init(options: LogStore.Options = LogStore.Options()) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("dao-\(UUID())")
+        store = try LogStore(directory: directory, options: options)
+    }
+
+    /// Closes and opens the store again (a new SQLDatabase is attached on next use).
+    func reopen() throws {
+        try store.close()
+        store = try LogStore(directory: directory)
+    }
+
+    var database: SQLDatabase { get throws { try SQLDatabase.attached(to: store) } }
+
+    deinit {
+        try? store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Runs statements on the engine and on SQLite side by side and asserts equal outcomes.
+final class Differential {
+    let temporary: TemporaryStore
+    let database: SQLDatabase
+    let oracle: SQLiteOracle
+
+    init() throws {
+        temporary = try TemporaryStore()
+        database = try SQLDatabase.attached(to: temporary.store)
+        oracle = try SQLiteOracle()
+    }
+
+    /// Runs `sql` on both; both must succeed with the same rows (sorted first unless `ordered`)
+    /// or both fail.
+    @discardableResult
+    func check(_ sql: String, _ arguments: [DAOValue] = [], ordered: Bool = true,
+               file: StaticString = #filePath, line: UInt = #line) -> [[DAOValue]]? {
+        let expected: Result<[[DAOValue]], Error> = Result { try oracle.execute(sql, arguments: arguments) }
+        let actual: Result<[[DAOValue]], Error> = Result { try database.execute(sql, arguments: arguments).rows }
+        switch (expected, actual) {
+        case (.success(let e), .success(let a)):
+            let left = ordered ? e : e.sorted { SQLValues.compare($0, $1) < 0 }
+            let right = ordered ? a : a.sorted { SQLValues.compare($0, $1) < 0 }
+            XCTAssertEqual(right, left, "\(sql)", file: file, line: line)
+            return a
+        case (.failure, .failure):
+            return nil
+        case (.success(let e), .failure(let error)):
+            XCTFail("\(sql): engine failed with \(error), SQLite gave \(e)", file: file, line: line)
+        case (.failure(let error), .success(let a)):
+            XCTFail("\(sql): SQLite failed with \(error), engine gave \(a)", file: file, line: line)
+        }
+        return nil
+    }
+
+    /// Runs each statement on both (setup); fails the test if either side fails.
+    func run(_ statements: [String], file: StaticString = #filePath, line: UInt = #line) {
+        for sql in statements {
+            do { _ = try oracle.execute(sql) } catch { XCTFail("SQLite: \(sql): \(error)", file: file, line: line) }
+            do { _ = try database.execute(sql) } catch { XCTFail("engine: \(sql): \(error)", file: file, line: line) }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import DAO
+import Foundation
+import LogStore
+
+/// What one statement produced, in the terms both engines can report.
+enum Outcome {
+    case rows([[DAOValue]])
+    case wrote(changes: Int, lastInsertRowId: Int64)
+    case failed(String)
+
+    var text: String {
+        switch self {
+        case .rows(let rows): return "rows " + rows.map { "(" + $0.map(Canonical.describe).joined(separator: ", ") + ")" }.joined(separator: " ")
+        case .wrote(let changes, let rowid): return "ok changes=\(changes) lastInsertRowId=\(rowid)"
+        case .failed(let message): return "error: \(message)"
+        }
+    }
+}
+
+/// A SQL engine under differential test.
+protocol DifferentialEngine: AnyObject {
+    var name: String { get }
+    /// Runs `sql`; `isQuery` says whether rows (rather than changes) are the answer.
+    func run(_ sql: String, isQuery: Bool) -> Outcome
+    /// Releases the engine's files.
+    func close()
+}
+
+/// SQLite in memory. With `reverseUnordered`, SQLite returns unordered results in reverse
+/// order (PRAGMA reverse_unordered_selects), which checks that a comparison never depends on
+/// an order the statement does not fix.
+final class SQLiteDifferentialEngine: DifferentialEngine {
+    private let oracle: SQLiteOracle
+    let name: String
+
+    init(reverseUnordered: Bool = false) throws {
+        oracle = try SQLiteOracle()
+        name = reverseUnordered ? "SQLite (reverse unordered)" : "SQLite"
+        if reverseUnordered { _ = try oracle.execute("PRAGMA reverse_unordered_selects = ON") }
+    }
+
+    func run(_ sql: String, isQuery: Bool) -> Outcome {
+        do {
+            let rows = try oracle.execute(sql)
+            if isQuery { return .rows(rows) }
+            let meta = try oracle.execute("SELECT changes(), last_insert_rowid()")
+            guard case .integer(let changes) = meta[0][0], case .integer(let rowid) = meta[0][1] else { return .failed("changes() not integer") }
+            return .wrote(changes: Int(changes), lastInsertRowId: rowid)
+        } catch SQLiteOracle.OracleError.sqlite(let message) {
+            return .failed(message)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    func close() {}
+}
+
+/// The product's SQLDatabase on a fresh LogStore in a temporary directory.
+final class ProductDifferentialEngine: DifferentialEngine {
+    let name = "SQLDatabase"
+    private let store: LogStore
+    private let database: SQLDatabase
+    private let directory: URL
+
+    /// Nil while the SQL engine is the interface stub.
+    init?() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("dao-diff-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try LogStore(directory: directory)
+        do {
+            database = try SQLDatabase.attached(to: store)
+        } catch DAOError.unsupported(let what) where what == "SQL engine not built yet" {
+            try? store.close()
+            try? FileManager.default.removeItem(at: directory)
+            return nil
+        }
+    }
+
+    func run(_ sql: String, isQuery: Bool) -> Outcome {
+        do {
+            let result = try database.execute(sql)
+            return isQuery ? .rows(result.rows) : .wrote(changes: result.changes, lastInsertRowId: result.lastInsertRowId)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    func close() {
+        try? store.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// Exact, total spellings of values and rows, for multiset comparison and reports.
+enum Canonical {
+    /// A spelling that differs whenever the storage class or the value differs.
+    static func key(_ value: DAOValue) -> String {
+        switch value {
+        case .null: return "n"
+        case .integer(let i): return "i\(i)"
+        // Exact equality: every bit, except that -0.0 equals 0.0 (min/max/DISTINCT keep either
+        // of two equal values by scan order; a visible sign still shows through CAST to TEXT).
+        case .real(let d): return "r\((d == 0 ? 0 : d).bitPattern)"
+        case .text(let s): return "t\(s.utf8.count):\(s)"
+        case .blob(let b): return "b" + b.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    static func key(_ row: [DAOValue]) -> String { row.map(key).joined(separator: "|") }
+
+    /// SQL-like spelling for reports.
+    static func describe(_ value: DAOValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let i): return "\(i)"
+        case .real(let d): return "\(d) (real)"
+        case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let b): return "x'" + b.map { String(format: "%02x", $0) }.joined() + "'"
+        }
+    }
+}

@@ -1,0 +1,161 @@
+/// Random expressions of the subset over one table's columns.
+struct ExpressionGenerator {
+    var columns: [String]
+
+    /// A scalar expression (no aggregates) at most `depth` levels deep.
+    func scalar(_ depth: Int, random: inout SeededRandom) -> String {
+        if depth <= 0 || random.chance(0.3) { return leaf(random: &random) }
+        let d = depth - 1
+        switch random.int(0...17) {
+        case 0, 1:
+            let op = random.pick(["+", "-", "*", "/", "%"])
+            if op == "%", OpenFindings.avoid("F8") {
+                // F8: `%` with text operands.
+                return "(CAST(\(scalar(d, random: &random)) AS REAL) % CAST(\(scalar(d, random: &random)) AS REAL))"
+            }
+            return "(\(scalar(d, random: &random)) \(op) \(scalar(d, random: &random)))"
+        case 2:
+            return "(\(scalar(d, random: &random)) || \(scalar(d, random: &random)))"
+        case 3, 4:
+            return comparison(d, random: &random)
+        case 5:
+            return "(\(condition(d, random: &random)) \(random.pick(["AND", "OR"])) \(condition(d, random: &random)))"
+        case 6:
+            // A space after the sign: "--17" would start a comment.
+            var forms = ["(- \(scalar(d, random: &random)))", "(NOT \(scalar(d, random: &random)))"]
+            // F10: unary + keeps a column's affinity.
+            if !OpenFindings.avoid("F10") { forms.append("(+ \(scalar(d, random: &random)))") }
+            return random.pick(forms)
+        case 7, 8:
+            return function(d, random: &random)
+        case 9:
+            return caseExpression(d, random: &random)
+        case 10:
+            // F12: CAST(... AS NUMERIC) of integral values of 2^51 and more.
+            let types = OpenFindings.avoid("F12") ? ["INTEGER", "REAL", "TEXT", "BLOB"] : ["INTEGER", "REAL", "TEXT", "BLOB", "NUMERIC"]
+            let cast = "CAST(\(scalar(d, random: &random)) AS \(random.pick(types)))"
+            // F15: a CAST's affinity in comparisons; unary + strips it.
+            return OpenFindings.avoid("F15") ? "(+ \(cast))" : cast
+        case 11:
+            return "(\(scalar(d, random: &random)) IS\(random.chance(0.5) ? " NOT" : "") NULL)"
+        case 12:
+            // F7: columns inside the IN list.
+            let list = (0..<random.int(1...4)).map { _ in
+                OpenFindings.avoid("F7") ? ValueGenerator.literal(random: &random) : leafOrLiteral(random: &random)
+            }.joined(separator: ", ")
+            return "(\(scalar(d, random: &random))\(random.chance(0.3) ? " NOT" : "") IN (\(list)))"
+        case 13:
+            return "(\(scalar(d, random: &random))\(random.chance(0.3) ? " NOT" : "") BETWEEN \(leaf(random: &random)) AND \(leaf(random: &random)))"
+        case 14:
+            let escape = random.chance(0.2) ? " ESCAPE '\\'" : ""
+            return "(\(patternOperand(d, random: &random))\(random.chance(0.3) ? " NOT" : "") LIKE \(ValueGenerator.likePattern(random: &random))\(escape))"
+        case 15:
+            return "(\(patternOperand(d, random: &random)) GLOB \(ValueGenerator.globPattern(random: &random)))"
+        case 16:
+            return "(\(scalar(d, random: &random)) IS\(random.chance(0.5) ? " NOT" : "") \(leaf(random: &random)))"
+        default:
+            return "(\(scalar(d, random: &random)))"
+        }
+    }
+
+    /// A boolean-ish expression for WHERE and HAVING.
+    func condition(_ depth: Int, random: inout SeededRandom) -> String {
+        if random.chance(0.55) || depth <= 0 { return comparison(max(depth - 1, 0), random: &random) }
+        return scalar(depth, random: &random)
+    }
+
+    func comparison(_ depth: Int, random: inout SeededRandom) -> String {
+        let op = random.pick(["=", "==", "!=", "<>", "<", "<=", ">", ">="])
+        return "(\(scalar(depth, random: &random)) \(op) \(scalar(depth, random: &random)))"
+    }
+
+    /// The left operand of LIKE and GLOB.
+    func patternOperand(_ d: Int, random: inout SeededRandom) -> String {
+        let operand = scalar(d, random: &random)
+        // F4: LIKE and GLOB with a blob operand.
+        return OpenFindings.avoid("F4") ? "CAST(\(operand) AS TEXT)" : operand
+    }
+
+    /// A GROUP BY or ORDER BY term: never an integer literal, which SQLite reads as a result
+    /// column's position.
+    func orderTerm(_ depth: Int, random: inout SeededRandom) -> String {
+        let term = random.chance(0.6) ? random.pick(columns) : scalar(depth, random: &random)
+        return Self.isIntegerLiteral(term) ? random.pick(columns) : term
+    }
+
+    /// Whether `term` is an integer literal, maybe signed or parenthesized.
+    static func isIntegerLiteral(_ term: String) -> Bool {
+        let digits = term.filter { !"()+- ".contains($0) }
+        return !digits.isEmpty && digits.allSatisfy(\.isNumber)
+    }
+
+    func leaf(random: inout SeededRandom) -> String {
+        random.chance(0.6) ? random.pick(columns) : ValueGenerator.literal(random: &random)
+    }
+
+    func leafOrLiteral(random: inout SeededRandom) -> String {
+        random.chance(0.2) ? random.pick(columns) : ValueGenerator.literal(random: &random)
+    }
+
+    func function(_ d: Int, random: inout SeededRandom) -> String {
+        let x = scalar(d, random: &random)
+        switch random.int(0...14) {
+        case 0: return "length(\(x))"
+        case 1: return "lower(\(x))"
+        case 2: return "upper(\(x))"
+        // F5: substr of an empty blob.
+        case 3: return "substr(\(OpenFindings.avoid("F5") ? "CAST(\(x) AS TEXT)" : x), \(ValueGenerator.smallInteger(random: &random)))"
+        case 4: return "substr(\(OpenFindings.avoid("F5") ? "CAST(\(x) AS TEXT)" : x), \(ValueGenerator.smallInteger(random: &random)), \(ValueGenerator.smallInteger(random: &random)))"
+        // F17: abs() overflowing on the right of an OR in a value (SQLite evaluates it).
+        case 5: return OpenFindings.avoid("F17") ? "length(\(x))" : "abs(\(x))"
+        case 6: return "coalesce(\(x), \(leaf(random: &random))\(random.chance(0.5) ? ", \(leaf(random: &random))" : ""))"
+        case 7: return "ifnull(\(x), \(leaf(random: &random)))"
+        case 8: return "typeof(\(x))"
+        case 9: return random.chance(0.5) ? "trim(\(x))" : "trim(\(x), \(random.pick(["'a'", "' 1'", "'x'", "''"])))"
+        case 10: return "instr(\(x), \(leaf(random: &random)))"
+        case 11:
+            // F6: replace with an empty (or NUL-led) pattern.
+            let pattern = OpenFindings.avoid("F6") ? random.pick(["'a'", "'1'", "'ab'", "' '", "'.'"]) : leaf(random: &random)
+            // F14: replace of a blob with an empty pattern gives the blob as text.
+            return "replace(\(OpenFindings.avoid("F14") ? "CAST(\(x) AS TEXT)" : x), \(pattern), \(leaf(random: &random)))"
+        case 12: return "round(\(x))"
+        case 13: return "round(\(x), \(random.int(-1...4)))"
+        default: return "length(CAST(\(x) AS TEXT))"
+        }
+    }
+
+    func caseExpression(_ d: Int, random: inout SeededRandom) -> String {
+        var text = "CASE"
+        let simple = random.chance(0.4)
+        if simple { text += " \(scalar(d, random: &random))" }
+        for _ in 0..<random.int(1...3) {
+            let when = simple ? leafOrLiteral(random: &random) : condition(d, random: &random)
+            text += " WHEN \(when) THEN \(scalar(d, random: &random))"
+        }
+        if random.chance(0.6) { text += " ELSE \(scalar(d, random: &random))" }
+        return text + " END"
+    }
+
+    /// An aggregate whose result does not depend on the order rows are visited in: sum and avg
+    /// only over bounded integers (exact, no overflow), group_concat only through its length.
+    func aggregate(random: inout SeededRandom) -> String {
+        let x = scalar(1, random: &random)
+        let bounded = random.pick(["length(\(x))", "(CAST(\(x) AS INTEGER) % 1000)", "(\(x) IS NULL)", "(typeof(\(x)) = 'text')"])
+        switch random.int(0...8) {
+        case 0: return "count(*)"
+        case 1: return "count(\(x))"
+        case 2: return "sum(\(bounded))"
+        case 3: return "avg(\(bounded))"
+        // min/max keep either of two equal values (0 and -0.0, 1 and 1.0) by scan order, so
+        // their argument is a column (only a typeless column can hold such a pair) or text.
+        case 4, 5:
+            let argument = random.chance(0.5) ? random.pick(columns) : random.pick(["lower(\(x))", "typeof(\(x))", "CAST(length(\(x)) AS TEXT)"])
+            return "\(random.pick(["min", "max"]))(\(argument))"
+        // Over values without NULs: SQLite's length() of text stops at the first NUL, so the
+        // position of a blob's NUL in the concatenation (an order) would show.
+        case 6: return "length(group_concat(\(random.pick(["typeof(\(x))", "length(\(x))", "CAST(\(x) AS INTEGER)"]))))"
+        case 7: return "length(group_concat(length(\(x)), \(random.pick(["'-'", "''", "', '"]))))"
+        default: return "count(\(random.pick(columns)))"
+        }
+    }
+}

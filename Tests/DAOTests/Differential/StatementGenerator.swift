@@ -1,0 +1,178 @@
+/// How a statement's results are compared between the engines.
+enum Comparison: Equatable {
+    /// Not a query: compare changes, last insert rowid and every table's rows afterwards.
+    case write
+    /// Rows in any order (no ORDER BY): compare as multisets.
+    case multiset
+    /// LIMIT without ORDER BY: which rows is unspecified, only how many.
+    case countOnly
+    /// ORDER BY on the result columns at `keys`: rows in groups of equal keys, in order; each
+    /// group compared as a multiset, except the first and last groups of a LIMIT/OFFSET, which
+    /// a cut may split anywhere (compared by keys and size only).
+    case orderedGroups(keys: [Int], cut: Bool)
+}
+
+/// One generated statement and how to compare it.
+struct GeneratedStatement {
+    var sql: String
+    var comparison: Comparison
+}
+
+/// Random statements of the subset over generated tables.
+struct StatementGenerator {
+    var tables: [GeneratedTable]
+
+    func next(random: inout SeededRandom) -> GeneratedStatement {
+        switch random.int(0...99) {
+        case 0..<55: return select(random: &random)
+        case 55..<72: return insert(random: &random)
+        case 72..<75: return insertSelect(random: &random)
+        case 75..<85: return update(random: &random)
+        case 85..<91: return delete(random: &random)
+        case 91..<93: return GeneratedStatement(sql: selectWithoutFrom(random: &random), comparison: .multiset)
+        default: return GeneratedStatement(sql: random.pick(["BEGIN", "COMMIT", "ROLLBACK", "BEGIN", "COMMIT"]), comparison: .write)
+        }
+    }
+
+    private func expressions(for table: GeneratedTable) -> ExpressionGenerator {
+        ExpressionGenerator(columns: table.columns.map(\.name))
+    }
+
+    func selectWithoutFrom(random: inout SeededRandom) -> String {
+        let generator = ExpressionGenerator(columns: ["1"])
+        return "SELECT " + (0..<random.int(1...3)).map { _ in generator.scalar(3, random: &random) }.joined(separator: ", ")
+    }
+
+    func select(random: inout SeededRandom) -> GeneratedStatement {
+        let table = random.pick(tables)
+        let e = expressions(for: table)
+        var items: [String] = []
+        var keys: [(index: Int, direction: String)] = []
+        var sql = "SELECT "
+        let grouped = random.chance(0.25)
+        let aggregateOnly = !grouped && random.chance(0.12)
+        if grouped {
+            // Bare columns: an expression could give equal keys of two storage classes (0 and
+            // 0.0), and which of them a group shows depends on the order rows are visited in.
+            let groupTerms = Array(Set((0..<random.int(1...2)).map { _ in random.pick(e.columns) })).sorted()
+            items = groupTerms + (0..<random.int(1...3)).map { _ in e.aggregate(random: &random) }
+            sql += items.joined(separator: ", ") + " FROM \(table.name)"
+            if random.chance(0.5) { sql += " WHERE \(e.condition(2, random: &random))" }
+            sql += " GROUP BY " + groupTerms.joined(separator: ", ")
+            if random.chance(0.4) {
+                sql += " HAVING \(random.pick(["count(*) > 1", "\(e.aggregate(random: &random)) IS NOT NULL", "\(e.aggregate(random: &random)) > \(ValueGenerator.literal(random: &random))"]))"
+            }
+            // Order by group keys and aggregates (all selected).
+            if random.chance(0.6) {
+                keys = (0..<random.int(1...2)).map { _ in (random.int(0...(items.count - 1)), random.pick(["", " ASC", " DESC"])) }
+            }
+        } else if aggregateOnly {
+            items = (0..<random.int(1...3)).map { _ in e.aggregate(random: &random) }
+            sql += items.joined(separator: ", ") + " FROM \(table.name)"
+            if random.chance(0.6) { sql += " WHERE \(e.condition(3, random: &random))" }
+            return GeneratedStatement(sql: sql, comparison: .multiset)
+        } else {
+            let distinct = random.chance(0.15)
+            if distinct { sql += "DISTINCT " }
+            if !distinct, random.chance(0.2) {
+                items = table.columns.map(\.name)
+                sql += "*"
+            } else {
+                items = (0..<random.int(1...4)).map { _ in random.chance(0.5) ? random.pick(e.columns) : e.scalar(3, random: &random) }
+            }
+            if random.chance(0.5) {
+                // ORDER BY terms are result columns, so their values are visible to the grouping
+                // comparison; add a selected term when it is not already one.
+                for _ in 0..<random.int(1...2) {
+                    if sql.hasSuffix("*") || random.chance(0.6) {
+                        keys.append((random.int(0...(items.count - 1)), random.pick(["", " ASC", " DESC"])))
+                    } else {
+                        items.append(e.orderTerm(2, random: &random))
+                        keys.append((items.count - 1, random.pick(["", " ASC", " DESC"])))
+                    }
+                }
+            }
+            if !sql.hasSuffix("*") { sql += items.joined(separator: ", ") }
+            sql += " FROM \(table.name)"
+            if random.chance(0.7) { sql += " WHERE \(e.condition(3, random: &random))" }
+        }
+        if !keys.isEmpty {
+            // SQLite reads an integer literal as a result column's position: drop such keys.
+            keys = keys.filter { !ExpressionGenerator.isIntegerLiteral(items[$0.index]) && items[$0.index] != "*" }
+        }
+        if !keys.isEmpty {
+            sql += " ORDER BY " + keys.map { items[$0.index] + $0.direction }.joined(separator: ", ")
+        }
+        var limited = false
+        if random.chance(0.3) {
+            limited = true
+            sql += " LIMIT \(random.int(0...6))"
+            if random.chance(0.5) { sql += " OFFSET \(random.int(0...4))" }
+        }
+        let comparison: Comparison
+        if !keys.isEmpty {
+            comparison = .orderedGroups(keys: keys.map(\.index), cut: limited)
+        } else {
+            comparison = limited ? .countOnly : .multiset
+        }
+        return GeneratedStatement(sql: sql, comparison: comparison)
+    }
+
+    /// A row of literals (or DEFAULT-free omission through a column list) for `table`.
+    func insert(random: inout SeededRandom) -> GeneratedStatement {
+        let table = random.pick(tables)
+        let verb = random.pick(["INSERT INTO", "INSERT INTO", "INSERT INTO", "INSERT OR REPLACE INTO", "INSERT OR IGNORE INTO", "REPLACE INTO"])
+        var columns = table.columns
+        var listed = ""
+        if random.chance(0.4) {
+            columns = columns.filter { _ in random.chance(0.7) }
+            if columns.isEmpty { columns = [table.columns[0]] }
+            listed = " (\(columns.map(\.name).joined(separator: ", ")))"
+        }
+        let rows = (0..<random.int(1...3)).map { _ in
+            "(" + columns.map { ValueGenerator.literal(for: $0, random: &random) }.joined(separator: ", ") + ")"
+        }
+        return GeneratedStatement(sql: "\(verb) \(table.name)\(listed) VALUES \(rows.joined(separator: ", "))", comparison: .write)
+    }
+
+    /// INSERT ... SELECT from another (or the same) table, ordered by every selected value so
+    /// rowids and OR IGNORE/REPLACE conflicts resolve the same way in both engines.
+    func insertSelect(random: inout SeededRandom) -> GeneratedStatement {
+        let target = random.pick(tables), source = random.pick(tables)
+        let e = expressions(for: source)
+        let verb = random.pick(["INSERT INTO", "INSERT OR IGNORE INTO", "INSERT OR REPLACE INTO"])
+        let values = target.columns.map { column -> String in
+            // A copied value could be the largest rowid (see ValueGenerator.literal(for:)).
+            if column.integerPrimaryKey { return random.chance(0.5) ? "NULL" : "(CAST(\(random.pick(e.columns)) AS INTEGER) % 100)" }
+            return random.chance(0.6) ? random.pick(e.columns) : e.scalar(1, random: &random)
+        }
+        var sql = "\(verb) \(target.name) SELECT \(values.joined(separator: ", ")) FROM \(source.name)"
+        if random.chance(0.5) { sql += " WHERE \(e.condition(2, random: &random))" }
+        let orderTerms = values.filter { !ExpressionGenerator.isIntegerLiteral($0) }
+        if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
+        return GeneratedStatement(sql: sql, comparison: .write)
+    }
+
+    /// UPDATE: key columns (primary key, unique) only ever set to constants, since SQLite checks
+    /// uniqueness row by row in scan order, which an expression over the row would expose.
+    func update(random: inout SeededRandom) -> GeneratedStatement {
+        let table = random.pick(tables)
+        let e = expressions(for: table)
+        let targets = table.columns.filter { _ in random.chance(0.5) }
+        let chosen = targets.isEmpty ? [random.pick(table.columns)] : targets
+        let assignments = chosen.map { column -> String in
+            let value = table.isKey(column.name) ? ValueGenerator.literal(for: column, random: &random) : e.scalar(2, random: &random)
+            return "\(column.name) = \(value)"
+        }
+        var sql = "UPDATE \(table.name) SET \(assignments.joined(separator: ", "))"
+        if random.chance(0.8) { sql += " WHERE \(e.condition(3, random: &random))" }
+        return GeneratedStatement(sql: sql, comparison: .write)
+    }
+
+    func delete(random: inout SeededRandom) -> GeneratedStatement {
+        let table = random.pick(tables)
+        var sql = "DELETE FROM \(table.name)"
+        if random.chance(0.9) { sql += " WHERE \(expressions(for: table).condition(3, random: &random))" }
+        return GeneratedStatement(sql: sql, comparison: .write)
+    }
+}

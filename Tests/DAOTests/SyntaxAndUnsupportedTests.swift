@@ -1,0 +1,84 @@
+@testable import DAO
+import XCTest
+
+/// Syntax errors name line and column; constructs outside the subset are named.
+final class SyntaxAndUnsupportedTests: XCTestCase {
+    private func syntaxPosition(_ sql: String) -> (String, Int, Int)? {
+        do {
+            _ = try Parser.parse(sql)
+        } catch DAOError.syntax(let message, let line, let column) {
+            return (message, line, column)
+        } catch {
+            XCTFail("\(sql): \(error)")
+        }
+        return nil
+    }
+
+    func testSyntaxErrorsNameLineAndColumn() {
+        XCTAssertEqual(syntaxPosition("SELECT * FORM t").map { [$0.1, $0.2] }, [1, 10])
+        XCTAssertEqual(syntaxPosition("SELECT * FORM t")?.0, "near \"FORM\": syntax error")
+        XCTAssertEqual(syntaxPosition("SELECT a,\n  b\n  FROM t WHERE )").map { [$0.1, $0.2] }, [3, 16])
+        XCTAssertEqual(syntaxPosition("SELECT 'unterminated").map { [$0.1, $0.2] }, [1, 8])
+        XCTAssertEqual(syntaxPosition("SELECT 1 +")?.0, "incomplete input")
+        XCTAssertEqual(syntaxPosition("CREATE TABLE t (a INT,)").map { [$0.1, $0.2] }, [1, 23])
+        XCTAssertEqual(syntaxPosition("INSERT INTO t VALUES (1) garbage").map { [$0.1, $0.2] }, [1, 26])
+        XCTAssertEqual(syntaxPosition("SELECT 1 -- comment\n /* block */ FROM")?.1, 2)
+    }
+
+    func testUnsupportedConstructsAreNamed() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try db.execute("CREATE TABLE t (a, b)")
+        let cases: [(String, String)] = [
+            ("SELECT * FROM t JOIN t AS u ON 1", "JOIN"),
+            ("SELECT * FROM t, t AS u", "JOIN"),
+            ("SELECT * FROM t LEFT JOIN t AS u ON 1", "JOIN"),
+            ("SELECT (SELECT 1)", "subquery"),
+            ("SELECT * FROM t WHERE a IN (SELECT b FROM t)", "subquery"),
+            ("SELECT * FROM (SELECT 1)", "subquery"),
+            ("SELECT EXISTS (SELECT 1)", "EXISTS"),
+            ("SELECT 1 UNION SELECT 2", "UNION"),
+            ("SELECT a FROM t EXCEPT SELECT b FROM t", "EXCEPT"),
+            ("WITH x AS (SELECT 1) SELECT * FROM x", "WITH"),
+            ("CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", "TRIGGER"),
+            ("CREATE VIEW v AS SELECT 1", "VIEW"),
+            ("SELECT row_number() OVER () FROM t", "WINDOW"),
+            ("SELECT hex(a) FROM t", "function hex"),
+            ("SELECT a FROM t ORDER BY a COLLATE NOCASE", "COLLATE"),
+            ("PRAGMA table_info(t)", "PRAGMA"),
+            ("CREATE TABLE c (a CHECK (a > 0))", "CHECK"),
+            ("CREATE TABLE f (a REFERENCES t(a))", "REFERENCES"),
+            ("INSERT INTO t VALUES (1, 2) ON CONFLICT DO NOTHING", "UPSERT"),
+            ("SAVEPOINT s", "SAVEPOINT"),
+        ]
+        for (sql, construct) in cases {
+            XCTAssertThrowsError(try db.execute(sql), sql) { error in
+                guard case DAOError.unsupported(let name) = error else { return XCTFail("\(sql): \(error)") }
+                XCTAssertEqual(name, construct, sql)
+            }
+        }
+    }
+
+    func testParametersAndComments() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try db.execute("create table T (a, b) -- trailing comment")
+        try db.execute("INSERT INTO t VALUES (:x, :y)", named: ["x": 1, "y": "two"])
+        try db.execute("insert into t values (?2, ?1)", arguments: [1, "three"])
+        XCTAssertEqual(try db.execute("SELECT /* c */ a, b FROM t WHERE a = :x OR b = :x", named: ["x": "three"]).rows,
+                       [[.text("three"), .integer(1)]])
+        let statement = try db.prepare("SELECT b FROM t WHERE a = ?")
+        XCTAssertEqual(try statement.execute(arguments: [1]).rows, [[.text("two")]])
+        XCTAssertEqual(try statement.execute(arguments: ["three"]).rows, [[.integer(1)]])
+        XCTAssertEqual(statement.parameterCount, 1)
+        XCTAssertThrowsError(try db.execute("SELECT * FROM missing")) { error in
+            guard case DAOError.noSuchTable("missing") = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try db.execute("SELECT missing FROM t")) { error in
+            guard case DAOError.noSuchColumn("missing") = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try db.execute("CREATE TABLE t (x)"))
+        try db.execute("CREATE TABLE IF NOT EXISTS t (x)")
+        try db.execute("DROP TABLE IF EXISTS nothing")
+    }
+}
