@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../Fuzz"
 runs=${FUZZ_RUNS:-200000}
-targets=${FUZZ_TARGETS:-"fuzz-records fuzz-snapshot"}
+targets=${FUZZ_TARGETS:-"fuzz-records fuzz-snapshot fuzz-sql fuzz-sql-exec fuzz-config fuzz-expression"}
 swift build -c release --sanitize=fuzzer -Xswiftc -parse-as-library
 bin=$(swift build -c release --sanitize=fuzzer -Xswiftc -parse-as-library --show-bin-path)
 mkdir -p findings
