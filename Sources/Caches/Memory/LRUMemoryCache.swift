@@ -1,0 +1,339 @@
+import Foundation
+
+/// APLRUMemoryCache: a thread-safe in-memory cache that evicts the least recently used entry
+/// when it holds more than `capacity` entries (and, optionally, more than `totalCostLimit` in
+/// total cost, or entries older than `ageLimit`).
+///
+/// Entries live in one array of nodes linked into a doubly linked recency list (head = most
+/// recently used) with a dictionary from key to node, so `object(forKey:)` and `setObject` are
+/// O(1) and allocate nothing per call once the array has grown. Freed nodes are reused.
+///
+/// Expired entries (an `expire` time that has passed, or older than `ageLimit`) are invisible
+/// to every call: reads, `objectExists`, `peekObjects` and `count`; they are dropped when met.
+///
+/// ```swift
+/// let cache = LRUMemoryCache<Data>(capacity: 100)
+/// cache.setObject(data, forKey: "avatar:42")
+/// let hit = cache.object(forKey: "avatar:42")
+/// ```
+public final class LRUMemoryCache<Value>: @unchecked Sendable {
+    private struct Node {
+        var key: String
+        var value: Value?
+        var cost: Int
+        /// Seconds since 1970 after which the entry is gone; 0 = never.
+        var expire: TimeInterval
+        /// Seconds since 1970 of the write (only kept when there is an age limit).
+        var written: TimeInterval
+        var previous: Int32
+        var next: Int32
+    }
+
+    private let lock = CacheLock()
+    private var nodes: ContiguousArray<Node> = []
+    private var freeNodes: [Int32] = []
+    private var index: [String: Int32] = [:]
+    private var head: Int32 = -1
+    private var tail: Int32 = -1
+    private var capacity: Int
+    private var totalCost = 0
+    /// Entries carrying an expiry; when 0 no call needs the clock for `expire`.
+    private var expiringCount = 0
+    private var handlesMemoryWarning = false
+
+    /// The largest total cost kept; 0 = no limit.
+    public let totalCostLimit: Int
+    /// The longest an entry is kept after it was written, in seconds; 0 = no limit.
+    public let ageLimit: TimeInterval
+
+    /// A cache keeping at most `capacity` entries (`capacity <= 0`: no count limit), at most
+    /// `totalCostLimit` in total cost (0: none) and entries at most `ageLimit` seconds old (0: none).
+    public init(capacity: Int, totalCostLimit: Int = 0, ageLimit: TimeInterval = 0) {
+        self.capacity = capacity
+        self.totalCostLimit = max(0, totalCostLimit)
+        self.ageLimit = max(0, ageLimit)
+    }
+
+    /// Whether `didReceiveMemoryWarning()` empties the cache. Default false. Call
+    /// `didReceiveMemoryWarning()` from the platform's memory-pressure signal (on Apple
+    /// platforms, `UIApplication.didReceiveMemoryWarningNotification`).
+    public var handleMemoryWarning: Bool {
+        get { lock.withLock { handlesMemoryWarning } }
+        set { lock.withLock { handlesMemoryWarning = newValue } }
+    }
+
+    /// Empties the cache when `handleMemoryWarning` is true; does nothing otherwise.
+    public func didReceiveMemoryWarning() {
+        guard handleMemoryWarning else { return }
+        removeAllObjects()
+    }
+
+    /// The current count limit (`capacity <= 0`: none).
+    public var currentCapacity: Int { lock.withLock { capacity } }
+
+    /// The number of unexpired entries. O(1) unless some entries carry an expiry or there is
+    /// an age limit (then O(n): expired entries are dropped first).
+    public var count: Int {
+        lock.withLock {
+            if expiringCount > 0 || ageLimit > 0 { dropExpired(now: Date().timeIntervalSince1970) }
+            return index.count
+        }
+    }
+
+    /// The total cost of the entries.
+    public var currentTotalCost: Int { lock.withLock { totalCost } }
+
+    // MARK: Writing
+
+    /// Stores `value` (the most recently used entry from now on); nil removes the key. O(1).
+    public func setObject(_ value: Value?, forKey key: String) {
+        set(value, forKey: key, cost: 0, expire: 0)
+    }
+
+    /// Stores `value` with a cost counted against `totalCostLimit`; nil removes the key. O(1)
+    /// plus the evictions the cost causes.
+    public func setObject(_ value: Value?, forKey key: String, cost: Int) {
+        set(value, forKey: key, cost: max(0, cost), expire: 0)
+    }
+
+    /// Stores `value` until `expire` (seconds since 1970; 0 = never); nil removes the key.
+    public func setObject(_ value: Value?, forKey key: String, expire: TimeInterval) {
+        set(value, forKey: key, cost: 0, expire: max(0, expire))
+    }
+
+    /// Stores every pair, none expiring (the source's `addObjects:`).
+    public func addObjects(_ objects: [String: Value]) {
+        lock.withLock {
+            let now = ageLimit > 0 ? Date().timeIntervalSince1970 : 0
+            for (key, value) in objects { insert(value, forKey: key, cost: 0, expire: 0, now: now) }
+        }
+    }
+
+    private func set(_ value: Value?, forKey key: String, cost: Int, expire: TimeInterval) {
+        lock.withLock {
+            guard let value else {
+                if let slot = index[key] { unlink(slot, release: true) }
+                return
+            }
+            insert(value, forKey: key, cost: cost, expire: expire, now: ageLimit > 0 ? Date().timeIntervalSince1970 : 0)
+        }
+    }
+
+    /// Inserts or replaces under the lock, then evicts past the limits.
+    private func insert(_ value: Value, forKey key: String, cost: Int, expire: TimeInterval, now: TimeInterval) {
+        if let slot = index[key] {
+            let i = Int(slot)
+            totalCost += cost - nodes[i].cost
+            if nodes[i].expire != 0 { expiringCount -= 1 }
+            if expire != 0 { expiringCount += 1 }
+            nodes[i].value = value
+            nodes[i].cost = cost
+            nodes[i].expire = expire
+            nodes[i].written = now
+            moveToHead(slot)
+        } else {
+            let node = Node(key: key, value: value, cost: cost, expire: expire, written: now, previous: -1, next: head)
+            let slot: Int32
+            if let free = freeNodes.popLast() {
+                slot = free
+                nodes[Int(free)] = node
+            } else {
+                slot = Int32(nodes.count)
+                nodes.append(node)
+            }
+            if head >= 0 { nodes[Int(head)].previous = slot }
+            head = slot
+            if tail < 0 { tail = slot }
+            index[key] = slot
+            totalCost += cost
+            if expire != 0 { expiringCount += 1 }
+        }
+        evictPastLimits()
+    }
+
+    private func evictPastLimits() {
+        if capacity > 0 {
+            while index.count > capacity, tail >= 0 { unlink(tail, release: true) }
+        }
+        if totalCostLimit > 0 {
+            while totalCost > totalCostLimit, tail >= 0 { unlink(tail, release: true) }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The value of `key` (now the most recently used), or nil when absent or expired (an
+    /// expired entry is removed). O(1).
+    public func object(forKey key: String) -> Value? {
+        lock.withLock {
+            guard let slot = index[key] else { return nil }
+            if isExpired(Int(slot)) {
+                unlink(slot, release: true)
+                return nil
+            }
+            moveToHead(slot)
+            return nodes[Int(slot)].value
+        }
+    }
+
+    /// Whether `key` holds an unexpired value, without changing the recency order. O(1).
+    public func objectExists(forKey key: String) -> Bool {
+        lock.withLock {
+            guard let slot = index[key] else { return false }
+            return !isExpired(Int(slot))
+        }
+    }
+
+    /// Up to `count` unexpired values without changing the recency order: from the most
+    /// recently used when `fromHead`, else from the least recently used. O(count + expired met).
+    public func peekObjects(_ count: Int, fromHead: Bool) -> [Value] {
+        lock.withLock {
+            var result: [Value] = []
+            guard count > 0 else { return result }
+            result.reserveCapacity(min(count, index.count))
+            var slot = fromHead ? head : tail
+            let now = Date().timeIntervalSince1970
+            while slot >= 0, result.count < count {
+                let node = nodes[Int(slot)]
+                if !isExpired(node, now: now), let value = node.value { result.append(value) }
+                slot = fromHead ? node.next : node.previous
+            }
+            return result
+        }
+    }
+
+    /// The unexpired keys from the most recently used to the least, without changing the order.
+    public func allKeys() -> [String] {
+        lock.withLock {
+            var keys: [String] = []
+            keys.reserveCapacity(index.count)
+            var slot = head
+            let now = Date().timeIntervalSince1970
+            while slot >= 0 {
+                let node = nodes[Int(slot)]
+                if !isExpired(node, now: now) { keys.append(node.key) }
+                slot = node.next
+            }
+            return keys
+        }
+    }
+
+    // MARK: Removing
+
+    /// Removes `key`. O(1).
+    public func removeObject(forKey key: String) {
+        lock.withLock {
+            if let slot = index[key] { unlink(slot, release: true) }
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAllObjects() {
+        lock.withLock {
+            nodes.removeAll()
+            freeNodes.removeAll()
+            index.removeAll()
+            head = -1
+            tail = -1
+            totalCost = 0
+            expiringCount = 0
+        }
+    }
+
+    /// Removes every key in which `pattern` (an NSRegularExpression) finds a match anywhere.
+    /// - Throws: the NSRegularExpression error for an invalid pattern (nothing is removed).
+    /// - Complexity: O(n) matches.
+    public func removeObjects(matchingRegex pattern: String) throws {
+        let expression = try NSRegularExpression(pattern: pattern)
+        removeKeys { key in
+            expression.firstMatch(in: key, range: NSRange(key.startIndex..<key.endIndex, in: key)) != nil
+        }
+    }
+
+    /// Removes every key starting with `prefix`. O(n).
+    public func removeObjects(withPrefix prefix: String) {
+        removeKeys { $0.hasPrefix(prefix) }
+    }
+
+    /// Removes every key ending with `suffix`. O(n).
+    public func removeObjects(withSuffix suffix: String) {
+        removeKeys { $0.hasSuffix(suffix) }
+    }
+
+    /// Removes every key of `keys`. O(keys).
+    public func removeObjects(forKeys keys: some Sequence<String>) {
+        lock.withLock {
+            for key in keys {
+                if let slot = index[key] { unlink(slot, release: true) }
+            }
+        }
+    }
+
+    /// Changes the count limit (`<= 0`: none); a smaller one evicts the least recently used
+    /// entries at once.
+    public func resetCapacity(_ capacity: Int) {
+        lock.withLock {
+            self.capacity = capacity
+            evictPastLimits()
+        }
+    }
+
+    // MARK: List internals (under the lock)
+
+    private func removeKeys(where shouldRemove: (String) -> Bool) {
+        lock.withLock {
+            let doomed = index.filter { shouldRemove($0.key) }
+            for (_, slot) in doomed { unlink(slot, release: true) }
+        }
+    }
+
+    @inline(__always)
+    private func isExpired(_ i: Int) -> Bool {
+        let node = nodes[i]
+        guard node.expire != 0 || ageLimit > 0 else { return false }
+        return isExpired(node, now: Date().timeIntervalSince1970)
+    }
+
+    @inline(__always)
+    private func isExpired(_ node: Node, now: TimeInterval) -> Bool {
+        (node.expire != 0 && node.expire <= now) || (ageLimit > 0 && now - node.written >= ageLimit)
+    }
+
+    private func dropExpired(now: TimeInterval) {
+        var slot = head
+        while slot >= 0 {
+            let next = nodes[Int(slot)].next
+            if isExpired(nodes[Int(slot)], now: now) { unlink(slot, release: true) }
+            slot = next
+        }
+    }
+
+    private func moveToHead(_ slot: Int32) {
+        guard slot != head else { return }
+        unlink(slot, release: false)
+        let i = Int(slot)
+        nodes[i].previous = -1
+        nodes[i].next = head
+        if head >= 0 { nodes[Int(head)].previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+    }
+
+    /// Takes `slot` out of the list; with `release`, also out of the index and onto the free list.
+    private func unlink(_ slot: Int32, release: Bool) {
+        let i = Int(slot)
+        let previous = nodes[i].previous
+        let next = nodes[i].next
+        if previous >= 0 { nodes[Int(previous)].next = next } else { head = next }
+        if next >= 0 { nodes[Int(next)].previous = previous } else { tail = previous }
+        guard release else { return }
+        index.removeValue(forKey: nodes[i].key)
+        totalCost -= nodes[i].cost
+        if nodes[i].expire != 0 { expiringCount -= 1 }
+        nodes[i].value = nil
+        nodes[i].key = ""
+        nodes[i].cost = 0
+        nodes[i].expire = 0
+        freeNodes.append(slot)
+    }
+}
