@@ -22,6 +22,14 @@ let package = Package(
             name: "prefs-bench",
             dependencies: [.product(name: "Preferences", package: "UnifiedStorage")]
         ),
+        // The Caches layer's figures (issue 6): memory and disk caches, file arrays, each beside its peer.
+        .executableTarget(
+            name: "cache-bench",
+            dependencies: [
+                .product(name: "Caches", package: "UnifiedStorage"),
+                .product(name: "Preferences", package: "UnifiedStorage"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,11 +15,21 @@ extension DataCenter {
     /// - Throws: `StoreError.noCurrentUser` when `userDependent` and no user is set; the error
     ///   that kept the store from opening; `StoreError.closed` after `configure` replaced it.
     public func logStore(userDependent: Bool) throws -> LogStore {
+        try logStoreLocation(userDependent: userDependent).store
+    }
+
+    /// `logStore(userDependent:)` with the store's folder and whether it compresses values
+    /// (file arrays keep large plain files beside the store when it does not).
+    /// - Throws: as `logStore(userDependent:)`.
+    public func logStoreLocation(userDependent: Bool) throws -> (store: LogStore, directory: URL, compresses: Bool) {
+        let preferences: SharedPreferences
         if userDependent {
-            guard let preferences = userPreferences else { throw StoreError.noCurrentUser }
-            return try preferences.store()
+            guard let user = userPreferences else { throw StoreError.noCurrentUser }
+            preferences = user
+        } else {
+            preferences = commonPreferences
         }
-        return try commonPreferences.store()
+        return (try preferences.store(), preferences.directory, storeOptions.compression != nil)
     }
 
     /// Deletes every live preference value written with `DataOptions.purgeable`, in the common
@@ -40,11 +50,20 @@ extension CustomStorage {
     /// - Throws: `StoreError.noCurrentUser` when `userDependent` and no user is set;
     ///   `StoreError.closed` after `close()`; the error that kept the store from opening.
     public func logStore(userDependent: Bool) throws -> LogStore {
+        try logStoreLocation(userDependent: userDependent).store
+    }
+
+    /// `logStore(userDependent:)` with the store's folder and whether it compresses values.
+    /// - Throws: as `logStore(userDependent:)`.
+    public func logStoreLocation(userDependent: Bool) throws -> (store: LogStore, directory: URL, compresses: Bool) {
+        let preferences: SharedPreferences
         if userDependent {
-            guard let preferences = userPreferences else { throw StoreError.noCurrentUser }
-            return try preferences.preferences.store()
+            guard let user = userPreferences else { throw StoreError.noCurrentUser }
+            preferences = user.preferences
+        } else {
+            preferences = stores.common()
         }
-        return try stores.common().store()
+        return (try preferences.store(), preferences.directory, stores.options.compression != nil)
     }
 }
 

@@ -138,6 +138,39 @@ final class FileArrayServiceTests: CachesTestCase {
         XCTAssertTrue(again.readFileSync("movie") == big)
     }
 
+    func testLargePlainFilesLiveBesideTheStoreAndLeftoversAreCleaned() async throws {
+        let path = storage.path
+        var files: FileArrayService? = try storage.fileArrayService(name: "external", userDependent: false, capacity: 2, crypted: false)
+        let big = bytes(300_000, seed: 5)
+        let ok = await files?.writeFile(big, name: "big")
+        XCTAssertEqual(ok, true)
+        _ = await files?.writeFile(bytes(100), name: "small")
+        let store = try storage.logStore(userDependent: false)
+        let space = try store.space(named: "filearray:external")
+        let folder = path.appendingPathComponent("common.files", isDirectory: true).appendingPathComponent(String(format: "%08x", space))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [String(format: "%016llx", UInt64(1))])
+        XCTAssertEqual(try store.keys(space: space, prefix: [UInt8(ascii: "c")]).count, 1, "only the small file is chunked")
+        XCTAssertTrue(files?.readFileSync("big") == big)
+        let renamed = await files?.renameFile("big", to: "big2")
+        XCTAssertEqual(renamed, true)
+        XCTAssertTrue(files?.readFileSync("big2") == big, "a rename keeps the external file")
+        // What a crash leaves: a temporary file and an unreferenced one.
+        try Data([1]).write(to: folder.appendingPathComponent(String(format: "%016llx", UInt64(90)) + ".tmp"))
+        try Data([1]).write(to: folder.appendingPathComponent(String(format: "%016llx", UInt64(91))))
+        files = nil
+        try storage.close()
+        storage = try CustomStorage(path: path)
+        let again = try storage.fileArrayService(name: "external", userDependent: false, capacity: 2, crypted: false)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [String(format: "%016llx", UInt64(1))])
+        XCTAssertTrue(again.readFileSync("big2") == big)
+        _ = await again.writeFile(bytes(70_000), name: "third")   // evicts big2, the oldest
+        XCTAssertFalse(again.fileExists("big2"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [String(format: "%016llx", UInt64(92))],
+                       "the evicted file is unlinked; new ids pass every id seen on disk")
+        again.removeAllFiles()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+
     func testAWriteCutShortLeavesNothingVisibleAndIsCleanedAtOpen() throws {
         let path = storage.path
         var files: FileArrayService? = try storage.fileArrayService(name: "crash", userDependent: false, capacity: 0, crypted: false)
@@ -160,9 +193,13 @@ final class FileArrayServiceTests: CachesTestCase {
 
     func testManifestLayoutMatchesFormatDocument() {
         let manifest = FileArrayIndex.Manifest(fileID: 0x0102, size: 5, writtenMillis: 7, chunkSize: 1 << 20)
-        XCTAssertEqual(manifest.encoded, [1, 2, 1, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0])
+        XCTAssertEqual(manifest.encoded, [1, 0, 2, 1, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0])
         XCTAssertEqual(FileArrayIndex.Manifest(manifest.encoded), manifest)
         XCTAssertNil(FileArrayIndex.Manifest([2] + manifest.encoded.dropFirst()), "unknown version")
+        XCTAssertNil(FileArrayIndex.Manifest([1, 2] + manifest.encoded.dropFirst(2)), "unknown storage kind")
+        let external = FileArrayIndex.Manifest(kind: .external, fileID: 1, size: 1, writtenMillis: 1, chunkSize: 1 << 20)
+        XCTAssertEqual(external.encoded[1], 1)
+        XCTAssertEqual(external.chunkCount, 0)
         XCTAssertEqual(FileArrayIndex.chunkKey(0x0102, 3), [0x63, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 3])
     }
 

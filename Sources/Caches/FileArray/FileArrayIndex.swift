@@ -4,20 +4,29 @@ import LogStore
 /// The records of one file array in one store, and their in-memory index (FORMAT.md,
 /// "Caches: file arrays"):
 ///
-/// - manifest `"m" + name` -> version 1 | file id u64 | size u64 | written ms u64 | chunk size u32
-///   (little-endian, 29 bytes, plain);
+/// - manifest `"m" + name` -> version 1 | storage kind u8 | file id u64 | size u64 | written ms u64
+///   | chunk size u32 (little-endian, 30 bytes, plain);
 /// - chunk `"c" + file id (u64 big-endian) + chunk number (u32 big-endian)` -> that slice of
-///   the content (the service's crypt).
+///   the content (the service's crypt);
+/// - or, for plain services in stores that do not compress, files of 64 KiB and more are kept
+///   whole as `<store folder>.files/<key space, 8 hex digits>/<file id, 16 hex digits>` beside
+///   the store (storage kind 1), so they read and write at the file system's own speed.
 ///
-/// A write puts its chunks one record at a time (so a file is never held twice in memory),
-/// then, in one atomic batch, the manifest, the deletion of the chunks it replaces and of the
-/// files evicted past capacity. A crash before that batch leaves only unreferenced chunks,
-/// which the next load deletes: a file is visible entirely or not at all.
+/// A write puts its chunks one record at a time (so a file is never held twice in memory), or
+/// writes its external file under a temporary name and renames it, then, in one atomic batch,
+/// the manifest, the deletion of the records it replaces and of the files evicted past
+/// capacity; external files no longer referenced are unlinked after that batch. A crash before
+/// the batch leaves only unreferenced chunks or files, which the next load deletes: a file is
+/// visible entirely or not at all.
 ///
 /// File ids only grow, so the write order is the id order: eviction takes the smallest id,
 /// overwriting gives a new id (renewing the age) and renaming keeps it.
 final class FileArrayIndex: @unchecked Sendable {
     struct Manifest: Equatable {
+        /// Where the content is: `chunks` records, or one `external` file.
+        enum Kind: UInt8 { case chunks = 0, external = 1 }
+
+        var kind: Kind = .chunks
         var fileID: UInt64
         var size: UInt64
         var writtenMillis: UInt64
@@ -26,8 +35,8 @@ final class FileArrayIndex: @unchecked Sendable {
         static let version: UInt8 = 1
 
         var encoded: [UInt8] {
-            var bytes: [UInt8] = [Self.version]
-            bytes.reserveCapacity(29)
+            var bytes: [UInt8] = [Self.version, kind.rawValue]
+            bytes.reserveCapacity(30)
             appendLittleEndian(fileID, to: &bytes)
             appendLittleEndian(size, to: &bytes)
             appendLittleEndian(writtenMillis, to: &bytes)
@@ -35,7 +44,8 @@ final class FileArrayIndex: @unchecked Sendable {
             return bytes
         }
 
-        init(fileID: UInt64, size: UInt64, writtenMillis: UInt64, chunkSize: UInt32) {
+        init(kind: Kind = .chunks, fileID: UInt64, size: UInt64, writtenMillis: UInt64, chunkSize: UInt32) {
+            self.kind = kind
             self.fileID = fileID
             self.size = size
             self.writtenMillis = writtenMillis
@@ -43,24 +53,30 @@ final class FileArrayIndex: @unchecked Sendable {
         }
 
         init?(_ bytes: [UInt8]) {
-            guard bytes.count == 29, bytes[0] == Self.version else { return nil }
-            fileID = readLittleEndian(bytes, at: 1, width: 8)
-            size = readLittleEndian(bytes, at: 9, width: 8)
-            writtenMillis = readLittleEndian(bytes, at: 17, width: 8)
-            chunkSize = UInt32(readLittleEndian(bytes, at: 25, width: 4))
+            guard bytes.count == 30, bytes[0] == Self.version, let kind = Kind(rawValue: bytes[1]) else { return nil }
+            self.kind = kind
+            fileID = readLittleEndian(bytes, at: 2, width: 8)
+            size = readLittleEndian(bytes, at: 10, width: 8)
+            writtenMillis = readLittleEndian(bytes, at: 18, width: 8)
+            chunkSize = UInt32(readLittleEndian(bytes, at: 26, width: 4))
             guard chunkSize > 0 else { return nil }
         }
 
-        var chunkCount: UInt32 { UInt32((size + UInt64(chunkSize) - 1) / UInt64(chunkSize)) }
+        /// The chunk records of the content (none for an external file).
+        var chunkCount: UInt32 { kind == .external ? 0 : UInt32((size + UInt64(chunkSize) - 1) / UInt64(chunkSize)) }
     }
 
     /// Content is split into records of this size.
     static let chunkSize: UInt32 = 1 << 20
+    /// Plain files of this size and more go to external files when the store allows it.
+    static let externalThreshold = 64 << 10
     static let manifestPrefix = UInt8(ascii: "m")
     static let chunkPrefix = UInt8(ascii: "c")
 
     let store: LogStore
     let space: LogStore.KeySpace
+    /// The folder of external files; nil when the store compresses (every file is chunked then).
+    let externalFolder: URL?
     /// Serializes every operation on this array in this store.
     let lock = NSLock()
     /// Under `lock`: name -> manifest.
@@ -82,10 +98,19 @@ final class FileArrayIndex: @unchecked Sendable {
         return key
     }
 
-    private init(store: LogStore, spaceName: String) throws {
+    private init(store: LogStore, directory: URL, compresses: Bool, spaceName: String) throws {
         self.store = store
         space = try store.space(named: spaceName)
+        let folderName = directory.lastPathComponent + ".files"
+        externalFolder = compresses ? nil : directory.deletingLastPathComponent()
+            .appendingPathComponent(folderName, isDirectory: true)
+            .appendingPathComponent(String(format: "%08x", space), isDirectory: true)
         try load()
+    }
+
+    /// The external file of `fileID`.
+    func externalURL(_ fileID: UInt64) -> URL? {
+        externalFolder?.appendingPathComponent(String(format: "%016llx", fileID))
     }
 
     // MARK: Registry (one index per store and array)
@@ -103,12 +128,12 @@ final class FileArrayIndex: @unchecked Sendable {
     private static let registryLock = NSLock()
     nonisolated(unsafe) private static var registry: [RegistryKey: WeakIndex] = [:]
 
-    static func index(for store: LogStore, spaceName: String) throws -> FileArrayIndex {
+    static func index(for store: LogStore, directory: URL, compresses: Bool, spaceName: String) throws -> FileArrayIndex {
         registryLock.lock()
         defer { registryLock.unlock() }
         let key = RegistryKey(store: ObjectIdentifier(store), spaceName: spaceName)
         if let index = registry[key]?.index { return index }
-        let index = try FileArrayIndex(store: store, spaceName: spaceName)
+        let index = try FileArrayIndex(store: store, directory: directory, compresses: compresses, spaceName: spaceName)
         registry = registry.filter { $0.value.index != nil }
         registry[key] = WeakIndex(index)
         return index
@@ -136,6 +161,15 @@ final class FileArrayIndex: @unchecked Sendable {
             orphans.delete(forKey: key, space: space)
         }
         if orphans.count > 0 { try store.write(orphans) }
+        // External files no manifest refers to (temporary ones included): the same leftovers.
+        if let externalFolder, let names = try? FileManager.default.contentsOfDirectory(atPath: externalFolder.path) {
+            for name in names {
+                let id = UInt64(name.prefix(16), radix: 16)
+                if let id { highest = max(highest, id) }
+                if let id, name.count == 16, let owner = nameOfFile[id], manifests[owner]?.kind == .external { continue }
+                try? FileManager.default.removeItem(at: externalFolder.appendingPathComponent(name))
+            }
+        }
         nextFileID = highest + 1
     }
 
@@ -143,12 +177,18 @@ final class FileArrayIndex: @unchecked Sendable {
 
     /// Writes `data` as `name`, evicting the oldest files past `capacity` (<= 0: no limit)
     /// in the same batch as the manifest.
-    func write(_ data: Data, name: String, capacity: Int, crypt: DataCrypt) throws {
+    func write(_ data: Data, name: String, capacity: Int, crypt: DataCrypt, plain: Bool) throws {
         let fileID = nextFileID
         nextFileID += 1
         let chunkSize = Int(Self.chunkSize)
         var offset = 0
         var chunk: UInt32 = 0
+        var kind = Manifest.Kind.chunks
+        if plain, data.count >= Self.externalThreshold, let url = externalURL(fileID) {
+            try writeExternal(data, to: url)
+            kind = .external
+            offset = data.count
+        }
         while offset < data.count {
             let end = min(offset + chunkSize, data.count)
             let bytes = data.withUnsafeBytes { raw in [UInt8](raw[offset..<end]) }
@@ -156,7 +196,7 @@ final class FileArrayIndex: @unchecked Sendable {
             offset = end
             chunk += 1
         }
-        let manifest = Manifest(fileID: fileID, size: UInt64(data.count),
+        let manifest = Manifest(kind: kind, fileID: fileID, size: UInt64(data.count),
                                 writtenMillis: UInt64(max(0, Date().timeIntervalSince1970 * 1000)), chunkSize: Self.chunkSize)
         var batch = LogStore.WriteBatch()
         batch.put(manifest.encoded, forKey: Self.manifestKey(name), space: space, crypt: .plain)
@@ -182,10 +222,17 @@ final class FileArrayIndex: @unchecked Sendable {
             var cleanup = LogStore.WriteBatch()
             deleteChunks(of: manifest, into: &cleanup)
             try? store.write(cleanup)
+            unlinkExternal(manifest)
             throw error
         }
-        if let old = manifests[name] { nameOfFile.removeValue(forKey: old.fileID) }
-        for victim in removed { forget(victim) }
+        if let old = manifests[name] {
+            nameOfFile.removeValue(forKey: old.fileID)
+            unlinkExternal(old)
+        }
+        for victim in removed {
+            if let victimManifest = manifests[victim] { unlinkExternal(victimManifest) }
+            forget(victim)
+        }
         manifests[name] = manifest
         nameOfFile[fileID] = name
         writeOrder.append(fileID)
@@ -196,6 +243,7 @@ final class FileArrayIndex: @unchecked Sendable {
     func read(_ name: String) throws -> Data? {
         guard let manifest = manifests[name] else { return nil }
         guard let size = Int(exactly: manifest.size) else { throw StoreError.corrupt("file array \(name): size \(manifest.size)") }
+        if manifest.kind == .external { return try readExternal(manifest, name: name, size: size) }
         var data = Data(count: size)
         var offset = 0
         for chunk in 0..<manifest.chunkCount {
@@ -224,7 +272,10 @@ final class FileArrayIndex: @unchecked Sendable {
         batch.put(manifest.encoded, forKey: Self.manifestKey(newName), space: space, crypt: .plain)
         if let replaced = manifests[newName] { deleteChunks(of: replaced, into: &batch) }
         try store.write(batch)
-        if manifests[newName] != nil { forget(newName) }
+        if let replaced = manifests[newName] {
+            unlinkExternal(replaced)
+            forget(newName)
+        }
         manifests.removeValue(forKey: name)
         manifests[newName] = manifest
         nameOfFile[manifest.fileID] = newName
@@ -243,8 +294,70 @@ final class FileArrayIndex: @unchecked Sendable {
         }
         guard batch.count > 0 else { return }
         try store.write(batch)
-        for name in present { forget(name) }
+        for name in present {
+            if let manifest = manifests[name] { unlinkExternal(manifest) }
+            forget(name)
+        }
         compactWriteOrder()
+    }
+
+    // MARK: External files
+
+    /// Writes `data` to `<url>.tmp`, then renames it to `url` (so a visible name is complete).
+    private func writeExternal(_ data: Data, to url: URL) throws {
+        guard let folder = externalFolder else { return }
+        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+            throw StoreError.io(operation: "create \(folder.path)", errno: EIO)
+        }
+        let temporary = url.path + ".tmp"
+        let fd = open(temporary, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.io(operation: "open \(temporary)", errno: errno) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count, let base = raw.baseAddress {
+                let written = Foundation.write(fd, base + done, raw.count - done)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                done += written
+            }
+        }
+        close(fd)
+        if failure == 0, Foundation.rename(temporary, url.path) != 0 { failure = errno }
+        if failure != 0 {
+            unlink(temporary)
+            throw StoreError.io(operation: "write \(url.path)", errno: failure)
+        }
+    }
+
+    private func readExternal(_ manifest: Manifest, name: String, size: Int) throws -> Data {
+        guard let url = externalURL(manifest.fileID) else { throw StoreError.corrupt("file array \(name): external file in a compressing store") }
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.corrupt("file array \(name): \(url.path) missing (errno \(errno))") }
+        defer { close(fd) }
+        var data = Data(count: size)
+        var failure: Int32 = 0
+        var done = 0
+        data.withUnsafeMutableBytes { raw in
+            while done < raw.count, let base = raw.baseAddress {
+                let count = Foundation.read(fd, base + done, raw.count - done)
+                if count < 0, errno == EINTR { continue }
+                if count < 0 { failure = errno }
+                if count <= 0 { return }
+                done += count
+            }
+        }
+        if failure != 0 { throw StoreError.io(operation: "read \(url.path)", errno: failure) }
+        guard done == size else { throw StoreError.corrupt("file array \(name): \(url.path) holds \(done) bytes, the manifest says \(size)") }
+        return data
+    }
+
+    private func unlinkExternal(_ manifest: Manifest) {
+        guard manifest.kind == .external, let url = externalURL(manifest.fileID) else { return }
+        unlink(url.path)
     }
 
     private func deleteChunks(of manifest: Manifest, into batch: inout LogStore.WriteBatch) {

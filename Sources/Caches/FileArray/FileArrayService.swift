@@ -46,9 +46,9 @@ public final class FileArrayService: @unchecked Sendable {
 
     /// The index of the store to use now (another one after a user switch).
     func index() throws -> FileArrayIndex {
-        let store = try source.store()
+        let (store, directory, compresses) = try source.location()
         if let index = current.value, index.store === store { return index }
-        let index = try FileArrayIndex.index(for: store, spaceName: spaceName)
+        let index = try FileArrayIndex.index(for: store, directory: directory, compresses: compresses, spaceName: spaceName)
         current.value = index
         return index
     }
@@ -81,7 +81,7 @@ public final class FileArrayService: @unchecked Sendable {
     /// Writes `data` as `name` (replacing it). True when stored (and the eviction it caused done).
     func writeNow(_ data: Data, name: String) -> Bool {
         withIndex("writeFile \(name)", fallback: false) { index in
-            try index.write(data, name: name, capacity: capacity, crypt: crypt)
+            try index.write(data, name: name, capacity: capacity, crypt: crypt, plain: !crypted)
             return true
         }
     }

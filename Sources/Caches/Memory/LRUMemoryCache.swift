@@ -17,21 +17,20 @@ import Foundation
 /// let hit = cache.object(forKey: "avatar:42")
 /// ```
 public final class LRUMemoryCache<Value>: @unchecked Sendable {
-    private struct Node {
-        var key: String
-        var value: Value?
-        var cost: Int
-        /// Seconds since 1970 after which the entry is gone; 0 = never.
-        var expire: TimeInterval
-        /// Seconds since 1970 of the write (only kept when there is an age limit).
-        var written: TimeInterval
-        var previous: Int32
-        var next: Int32
-    }
-
     private let lock = CacheLock()
-    private var nodes: ContiguousArray<Node> = []
-    private var freeNodes: [Int32] = []
+    // The entries, as parallel arrays indexed by slot. Only `values` involves the generic type:
+    // the recency list and the bookkeeping are concrete arrays, so the list operations stay fast
+    // even where the compiler cannot specialize this class for the caller's `Value`.
+    private var keys: ContiguousArray<String> = []
+    private var values: ContiguousArray<Value?> = []
+    private var costs: ContiguousArray<Int> = []
+    /// Seconds since 1970 after which the entry is gone; 0 = never.
+    private var expires: ContiguousArray<Double> = []
+    /// Seconds since 1970 of the write (kept only when there is an age limit).
+    private var written: ContiguousArray<Double> = []
+    private var previous: ContiguousArray<Int32> = []
+    private var next: ContiguousArray<Int32> = []
+    private var freeSlots: [Int32] = []
     private var index: [String: Int32] = [:]
     private var head: Int32 = -1
     private var tail: Int32 = -1
@@ -123,25 +122,37 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     private func insert(_ value: Value, forKey key: String, cost: Int, expire: TimeInterval, now: TimeInterval) {
         if let slot = index[key] {
             let i = Int(slot)
-            totalCost += cost - nodes[i].cost
-            if nodes[i].expire != 0 { expiringCount -= 1 }
+            totalCost += cost - costs[i]
+            if expires[i] != 0 { expiringCount -= 1 }
             if expire != 0 { expiringCount += 1 }
-            nodes[i].value = value
-            nodes[i].cost = cost
-            nodes[i].expire = expire
-            nodes[i].written = now
+            values[i] = value
+            costs[i] = cost
+            expires[i] = expire
+            written[i] = now
             moveToHead(slot)
         } else {
-            let node = Node(key: key, value: value, cost: cost, expire: expire, written: now, previous: -1, next: head)
             let slot: Int32
-            if let free = freeNodes.popLast() {
+            if let free = freeSlots.popLast() {
                 slot = free
-                nodes[Int(free)] = node
+                let i = Int(free)
+                keys[i] = key
+                values[i] = value
+                costs[i] = cost
+                expires[i] = expire
+                written[i] = now
+                previous[i] = -1
+                next[i] = head
             } else {
-                slot = Int32(nodes.count)
-                nodes.append(node)
+                slot = Int32(keys.count)
+                keys.append(key)
+                values.append(value)
+                costs.append(cost)
+                expires.append(expire)
+                written.append(now)
+                previous.append(-1)
+                next.append(head)
             }
-            if head >= 0 { nodes[Int(head)].previous = slot }
+            if head >= 0 { previous[Int(head)] = slot }
             head = slot
             if tail < 0 { tail = slot }
             index[key] = slot
@@ -172,7 +183,7 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
                 return nil
             }
             moveToHead(slot)
-            return nodes[Int(slot)].value
+            return values[Int(slot)]
         }
     }
 
@@ -194,9 +205,9 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
             var slot = fromHead ? head : tail
             let now = Date().timeIntervalSince1970
             while slot >= 0, result.count < count {
-                let node = nodes[Int(slot)]
-                if !isExpired(node, now: now), let value = node.value { result.append(value) }
-                slot = fromHead ? node.next : node.previous
+                let i = Int(slot)
+                if !isExpired(i, now: now), let value = values[i] { result.append(value) }
+                slot = fromHead ? next[i] : previous[i]
             }
             return result
         }
@@ -205,16 +216,16 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     /// The unexpired keys from the most recently used to the least, without changing the order.
     public func allKeys() -> [String] {
         lock.withLock {
-            var keys: [String] = []
-            keys.reserveCapacity(index.count)
+            var result: [String] = []
+            result.reserveCapacity(index.count)
             var slot = head
             let now = Date().timeIntervalSince1970
             while slot >= 0 {
-                let node = nodes[Int(slot)]
-                if !isExpired(node, now: now) { keys.append(node.key) }
-                slot = node.next
+                let i = Int(slot)
+                if !isExpired(i, now: now) { result.append(self.keys[i]) }
+                slot = next[i]
             }
-            return keys
+            return result
         }
     }
 
@@ -230,8 +241,14 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     /// Removes every entry.
     public func removeAllObjects() {
         lock.withLock {
-            nodes.removeAll()
-            freeNodes.removeAll()
+            keys.removeAll()
+            values.removeAll()
+            costs.removeAll()
+            expires.removeAll()
+            written.removeAll()
+            previous.removeAll()
+            next.removeAll()
+            freeSlots.removeAll()
             index.removeAll()
             head = -1
             tail = -1
@@ -289,22 +306,21 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
 
     @inline(__always)
     private func isExpired(_ i: Int) -> Bool {
-        let node = nodes[i]
-        guard node.expire != 0 || ageLimit > 0 else { return false }
-        return isExpired(node, now: Date().timeIntervalSince1970)
+        guard expires[i] != 0 || ageLimit > 0 else { return false }
+        return isExpired(i, now: Date().timeIntervalSince1970)
     }
 
     @inline(__always)
-    private func isExpired(_ node: Node, now: TimeInterval) -> Bool {
-        (node.expire != 0 && node.expire <= now) || (ageLimit > 0 && now - node.written >= ageLimit)
+    private func isExpired(_ i: Int, now: TimeInterval) -> Bool {
+        (expires[i] != 0 && expires[i] <= now) || (ageLimit > 0 && now - written[i] >= ageLimit)
     }
 
     private func dropExpired(now: TimeInterval) {
         var slot = head
         while slot >= 0 {
-            let next = nodes[Int(slot)].next
-            if isExpired(nodes[Int(slot)], now: now) { unlink(slot, release: true) }
-            slot = next
+            let following = next[Int(slot)]
+            if isExpired(Int(slot), now: now) { unlink(slot, release: true) }
+            slot = following
         }
     }
 
@@ -312,9 +328,9 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         guard slot != head else { return }
         unlink(slot, release: false)
         let i = Int(slot)
-        nodes[i].previous = -1
-        nodes[i].next = head
-        if head >= 0 { nodes[Int(head)].previous = slot }
+        previous[i] = -1
+        next[i] = head
+        if head >= 0 { previous[Int(head)] = slot }
         head = slot
         if tail < 0 { tail = slot }
     }
@@ -322,18 +338,18 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     /// Takes `slot` out of the list; with `release`, also out of the index and onto the free list.
     private func unlink(_ slot: Int32, release: Bool) {
         let i = Int(slot)
-        let previous = nodes[i].previous
-        let next = nodes[i].next
-        if previous >= 0 { nodes[Int(previous)].next = next } else { head = next }
-        if next >= 0 { nodes[Int(next)].previous = previous } else { tail = previous }
+        let before = previous[i]
+        let after = next[i]
+        if before >= 0 { next[Int(before)] = after } else { head = after }
+        if after >= 0 { previous[Int(after)] = before } else { tail = before }
         guard release else { return }
-        index.removeValue(forKey: nodes[i].key)
-        totalCost -= nodes[i].cost
-        if nodes[i].expire != 0 { expiringCount -= 1 }
-        nodes[i].value = nil
-        nodes[i].key = ""
-        nodes[i].cost = 0
-        nodes[i].expire = 0
-        freeNodes.append(slot)
+        index.removeValue(forKey: keys[i])
+        totalCost -= costs[i]
+        if expires[i] != 0 { expiringCount -= 1 }
+        values[i] = nil
+        keys[i] = ""
+        costs[i] = 0
+        expires[i] = 0
+        freeSlots.append(slot)
     }
 }

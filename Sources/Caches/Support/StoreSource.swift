@@ -17,6 +17,12 @@ struct StoreSource: Sendable {
         if let storage { return try storage.logStore(userDependent: userDependent) }
         return try DataCenter.default.logStore(userDependent: userDependent)
     }
+
+    /// The store with its folder and whether it compresses values.
+    func location() throws -> (store: LogStore, directory: URL, compresses: Bool) {
+        if let storage { return try storage.logStoreLocation(userDependent: userDependent) }
+        return try DataCenter.default.logStoreLocation(userDependent: userDependent)
+    }
 }
 
 /// Logging of errors that non-throwing cache calls swallow (the source's calls do not throw).

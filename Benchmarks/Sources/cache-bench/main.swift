@@ -1,0 +1,163 @@
+// cache-bench: the Caches layer's figures (issue 6), each beside its peer in the same run:
+//   memory   LRUMemoryCache<Data> set/get vs Foundation's NSCache<NSString, NSData>
+//   disk     LRUDiskCache<Data> set/get vs a SQLite-manifest disk cache in the style of YYCache
+//            (WAL, synchronous=NORMAL, values over 20 KB in files), 1 KB and 100 KB objects
+//   files    FileArrayService write/read of 1 MiB files vs plain file write/read (open, write or
+//            read, close; no fsync on either side)
+// Usage: swift run -c release cache-bench [--keys N] [--files N]   (defaults 200000 and 256)
+
+import Foundation
+import Caches
+import Preferences
+
+func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+func rate(_ count: Int, _ seconds: Double) -> Double { Double(count) / seconds }
+
+func formatRate(_ perSecond: Double) -> String {
+    perSecond >= 1e6 ? String(format: "%.2fM/s", perSecond / 1e6) : String(format: "%.1fk/s", perSecond / 1e3)
+}
+
+func row(_ label: String, _ ours: Double, _ peer: Double, unit: (Double) -> String = formatRate, goal: Double) -> String {
+    let ratio = ours / peer
+    return String(format: "%-34@ %12@ %12@ %7.2fx  goal >= %.1fx: %@", label as NSString, unit(ours) as NSString, unit(peer) as NSString,
+                  ratio, goal, (ratio >= goal ? "met" : "NOT met") as NSString)
+}
+
+let arguments = CommandLine.arguments
+func option(_ name: String, _ fallback: Int) -> Int {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil } ?? fallback
+}
+let keyCount = option("--keys", 200_000)
+let fileCount = option("--files", 256)
+let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cache-bench-\(getpid())")
+defer { try? FileManager.default.removeItem(at: work) }
+try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+
+print("cache-bench: keys \(keyCount), files \(fileCount) x 1 MiB, work folder \(work.path)")
+print(String(format: "%-34@ %12@ %12@ %8@", "workload" as NSString, "ours" as NSString, "peer" as NSString, "ratio" as NSString))
+
+// MARK: Memory
+
+do {
+    var generator = SystemRandomNumberGenerator()
+    let names = (0..<keyCount).map { "key-\($0)" }
+    let shuffled = names.shuffled(using: &generator)
+    let nsNames = names.map { $0 as NSString }
+    let nsShuffled = shuffled.map { $0 as NSString }
+    let value = Data(repeating: 7, count: 100)
+    let nsValue = value as NSData
+
+    let ours = LRUMemoryCache<Data>(capacity: keyCount)
+    var start = now()
+    for name in names { ours.setObject(value, forKey: name) }
+    let oursSet = rate(keyCount, now() - start)
+    start = now()
+    var hits = 0
+    for name in shuffled where ours.object(forKey: name) != nil { hits += 1 }
+    let oursGet = rate(keyCount, now() - start)
+    guard hits == keyCount else { throw BenchError.verification("LRUMemoryCache hits \(hits)") }
+
+    let peer = NSCache<NSString, NSData>()
+    start = now()
+    for name in nsNames { peer.setObject(nsValue, forKey: name) }
+    let peerSet = rate(keyCount, now() - start)
+    start = now()
+    hits = 0
+    for name in nsShuffled where peer.object(forKey: name) != nil { hits += 1 }
+    let peerGet = rate(keyCount, now() - start)
+    guard hits == keyCount else { throw BenchError.verification("NSCache hits \(hits)") }
+    print(row("memory set (100 B values)", oursSet, peerSet, goal: 3))
+    print(row("memory get (random order)", oursGet, peerGet, goal: 3))
+}
+
+// MARK: Disk
+
+let (sqlite, sqliteVersion) = try SQLiteManifestCache.loadAPI()
+print("peer disk cache: \(sqliteVersion)")
+try DataCenter.configure(root: work.appendingPathComponent("root"), appKey: "bench", appVersion: "1")
+
+for (size, count) in [(1_000, keyCount / 4), (100_000, max(1, keyCount / 200))] {
+    let names = (0..<count).map { "object-\($0)" }
+    var generator = SystemRandomNumberGenerator()
+    let shuffled = names.shuffled(using: &generator)
+    let value = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131) })
+
+    let ours = try LRUDiskCache<Data>(name: "bench-\(size)", capacity: count * 2, userDependent: false, crypted: false)
+    var start = now()
+    for name in names { ours.setObject(value, forKey: name) }
+    let oursSet = rate(count, now() - start)
+    start = now()
+    var bytes = 0
+    for name in shuffled { bytes += ours.object(forKey: name)?.count ?? 0 }
+    let oursGet = rate(count, now() - start)
+    guard bytes == count * size else { throw BenchError.verification("LRUDiskCache read \(bytes) bytes") }
+
+    let folder = work.appendingPathComponent("sqlite-\(size)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let peer = try SQLiteManifestCache(api: sqlite, directory: folder)
+    start = now()
+    for name in names { try peer.set(value, forKey: name) }
+    let peerSet = rate(count, now() - start)
+    start = now()
+    bytes = 0
+    for name in shuffled { bytes += try peer.object(forKey: name)?.count ?? 0 }
+    let peerGet = rate(count, now() - start)
+    guard bytes == count * size else { throw BenchError.verification("SQLite cache read \(bytes) bytes") }
+    let label = size >= 100_000 ? "100 KB" : "1 KB"
+    print(row("disk set \(label) x \(count)", oursSet, peerSet, goal: size >= 100_000 ? 1 : 5))
+    print(row("disk get \(label) (random order)", oursGet, peerGet, goal: size >= 100_000 ? 1 : 3))
+}
+
+// MARK: File array vs plain files
+
+do {
+    let size = 1 << 20
+    var content = Data(count: size)
+    content.withUnsafeMutableBytes { raw in
+        for i in stride(from: 0, to: size, by: 8) { raw.storeBytes(of: UInt64(i) &* 0x9E37_79B9_7F4A_7C15, toByteOffset: i, as: UInt64.self) }
+    }
+    let names = (0..<fileCount).map { "file-\($0).bin" }
+    let storage = try CustomStorage.named("bench")
+    let files = try storage.fileArrayService(name: "bench", userDependent: false, capacity: 0, crypted: false)
+    func mibPerSecond(_ seconds: Double) -> Double { Double(fileCount) / seconds }
+    func mib(_ value: Double) -> String { String(format: "%.0f MiB/s", value) }
+
+    var start = now()
+    for name in names { guard await files.writeFile(content, name: name) else { throw BenchError.engine("writeFile") } }
+    let oursWrite = mibPerSecond(now() - start)
+    start = now()
+    var total = 0
+    for name in names { total += files.readFileSync(name)?.count ?? 0 }
+    let oursRead = mibPerSecond(now() - start)
+    guard total == fileCount * size else { throw BenchError.verification("file array read \(total)") }
+
+    let folder = work.appendingPathComponent("plain")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let paths = names.map { folder.appendingPathComponent($0).path }
+    start = now()
+    for path in paths {
+        let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw BenchError.engine("open \(path)") }
+        let written = content.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == size else { throw BenchError.engine("write \(path)") }
+    }
+    let plainWrite = mibPerSecond(now() - start)
+    start = now()
+    total = 0
+    for path in paths {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw BenchError.engine("open \(path)") }
+        var info = stat()
+        fstat(fd, &info)
+        var data = Data(count: Int(info.st_size))
+        let read = data.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        total += read
+    }
+    let plainRead = mibPerSecond(now() - start)
+    guard total == fileCount * size else { throw BenchError.verification("plain read \(total)") }
+    print(row("file array write 1 MiB x \(fileCount)", oursWrite, plainWrite, unit: mib, goal: 0.8))
+    print(row("file array read 1 MiB (readFileSync)", oursRead, plainRead, unit: mib, goal: 0.8))
+}
