@@ -18,10 +18,15 @@ func formatRate(_ perSecond: Double) -> String {
     perSecond >= 1e6 ? String(format: "%.2fM/s", perSecond / 1e6) : String(format: "%.1fk/s", perSecond / 1e3)
 }
 
+func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
+    let fill = String(repeating: " ", count: max(0, width - text.count))
+    return left ? fill + text : text + fill
+}
+
 func row(_ label: String, _ ours: Double, _ peer: Double, unit: (Double) -> String = formatRate, goal: Double) -> String {
     let ratio = ours / peer
-    return String(format: "%-34@ %12@ %12@ %7.2fx  goal >= %.1fx: %@", label as NSString, unit(ours) as NSString, unit(peer) as NSString,
-                  ratio, goal, (ratio >= goal ? "met" : "NOT met") as NSString)
+    return pad(label, 40) + pad(unit(ours), 12, left: true) + pad(unit(peer), 12, left: true)
+        + pad(String(format: "%.2fx", ratio), 9, left: true) + String(format: "  goal >= %.1fx: ", goal) + (ratio >= goal ? "met" : "NOT met")
 }
 
 let arguments = CommandLine.arguments
@@ -35,7 +40,8 @@ defer { try? FileManager.default.removeItem(at: work) }
 try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
 
 print("cache-bench: keys \(keyCount), files \(fileCount) x 1 MiB, work folder \(work.path)")
-print(String(format: "%-34@ %12@ %12@ %8@", "workload" as NSString, "ours" as NSString, "peer" as NSString, "ratio" as NSString))
+print(pad("workload", 40) + pad("ours", 12, left: true) + pad("peer", 12, left: true) + pad("ratio", 9, left: true))
+print("load average at start: " + ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines))
 
 // MARK: Memory
 
@@ -161,3 +167,5 @@ do {
     print(row("file array write 1 MiB x \(fileCount)", oursWrite, plainWrite, unit: mib, goal: 0.8))
     print(row("file array read 1 MiB (readFileSync)", oursRead, plainRead, unit: mib, goal: 0.8))
 }
+
+print("load average at end: " + ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines))

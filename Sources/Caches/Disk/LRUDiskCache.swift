@@ -95,6 +95,9 @@ public final class LRUDiskCache<Value>: @unchecked Sendable {
 
     private var crypt: DataCrypt { crypted ? .default : .plain }
 
+    /// What a read found under the lock.
+    private enum Found { case absent, value(Value), bytes([UInt8]) }
+
     // MARK: Writing
 
     /// Stores `value` under `key`, never expiring; nil removes the key.
@@ -144,21 +147,30 @@ public final class LRUDiskCache<Value>: @unchecked Sendable {
     public func object(forKey key: String) -> Value? {
         do {
             let index = try index()
-            let bytes: [UInt8]? = try index.lock.withLock {
-                guard let entry = index.entries[key] else { return nil }
+            let found: Found = try index.lock.withLock {
+                guard let entry = index.entries[key] else { return .absent }
                 if entry.expireMillis != 0, entry.expireMillis <= DiskCacheIndex.nowMillis() {
                     try index.removeLocked([key])
-                    return nil
+                    return .absent
                 }
-                guard let bytes = try index.store.get(forKey: Array(key.utf8), space: index.valueSpace, crypt: nil) else {
+                // Byte blobs are decoded straight from the stored record (one copy); other
+                // values are copied out and decoded outside the lock.
+                let read = try index.store.withValue(forKey: Array(key.utf8), space: index.valueSpace, crypt: nil) { buffer -> Found in
+                    if let value = codec.decodeInPlace(buffer) { return .value(value) }
+                    return .bytes([UInt8](buffer))
+                }
+                guard let read else {
                     try index.removeLocked([key])  // expired in the store (or removed behind our back)
-                    return nil
+                    return .absent
                 }
                 index.touch(key, expireMillis: nil)
-                return bytes
+                return read
             }
-            guard let bytes else { return nil }
-            return try codec.decode(bytes)
+            switch found {
+            case .absent: return nil
+            case .value(let value): return value
+            case .bytes(let bytes): return try codec.decode(bytes)
+            }
         } catch StoreError.noCurrentUser {
             return nil
         } catch {

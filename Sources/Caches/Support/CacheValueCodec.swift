@@ -17,12 +17,26 @@ struct CacheValueCodec<Value> {
 
     let encode: (Value) throws -> [UInt8]
     let decode: ([UInt8]) throws -> Value
+    /// Decodes the byte-blob tags straight from a borrowed buffer (one copy); nil for the
+    /// others, which go through `decode`.
+    var decodeInPlace: (UnsafeRawBufferPointer) -> Value? = { _ in nil }
+
+    /// `tag` followed by the bytes of `body`, in one allocation.
+    static func tagged(_ tag: Tag, _ body: UnsafeRawBufferPointer) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: body.count + 1) { buffer, count in
+            buffer[0] = tag.rawValue
+            if let base = body.baseAddress, let target = buffer.baseAddress {
+                (target + 1).update(from: base.assumingMemoryBound(to: UInt8.self), count: body.count)
+            }
+            count = body.count + 1
+        }
+    }
 
     /// The codec of a Codable value.
     static func codable() -> CacheValueCodec where Value: Codable {
         CacheValueCodec(encode: { value in
-            if let data = value as? Data { return [Tag.data.rawValue] + data }
-            if let bytes = value as? [UInt8] { return [Tag.bytes.rawValue] + bytes }
+            if let data = value as? Data { return data.withUnsafeBytes { tagged(.data, $0) } }
+            if let bytes = value as? [UInt8] { return bytes.withUnsafeBytes { tagged(.bytes, $0) } }
             if let string = value as? String { return [Tag.string.rawValue] + Array(string.utf8) }
             let encoder = PropertyListEncoder()
             encoder.outputFormat = .binary
@@ -49,6 +63,15 @@ struct CacheValueCodec<Value> {
                 break
             }
             throw CacheError.undecodable("a value of tag \(first) is not a \(Value.self)")
+        }, decodeInPlace: { buffer in
+            guard let first = buffer.first, let base = buffer.baseAddress else { return nil }
+            let payload = UnsafeRawBufferPointer(start: base + 1, count: buffer.count - 1)
+            switch Tag(rawValue: first) {
+            case .data: return Data(payload) as? Value
+            case .bytes: return [UInt8](payload) as? Value
+            case .string: return String(decoding: payload.bindMemory(to: UInt8.self), as: UTF8.self) as? Value
+            default: return nil
+            }
         })
     }
 
