@@ -25,11 +25,11 @@ final class DiskCacheIndex: @unchecked Sendable {
     let orderSpace: LogStore.KeySpace
     let lock = CacheLock()
     /// Under `lock`.
-    var entries: [String: Entry] = [:]
+    @exclusivity(unchecked) var entries: [String: Entry] = [:]
     /// Keys whose tick or expiry changed since the last persist (under `lock`).
-    var dirty: Set<String> = []
+    @exclusivity(unchecked) var dirty: Set<String> = []
     /// The next tick to hand out (under `lock`).
-    var nextTick: UInt64 = 1
+    @exclusivity(unchecked) var nextTick: UInt64 = 1
 
     static func valueSpaceName(_ name: String) -> String { "lrucache:" + name }
     static func orderSpaceName(_ name: String) -> String { "lrucache-order:" + name }

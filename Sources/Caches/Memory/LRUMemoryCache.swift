@@ -21,23 +21,30 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     // The entries, as parallel arrays indexed by slot. Only `values` involves the generic type:
     // the recency list and the bookkeeping are concrete arrays, so the list operations stay fast
     // even where the compiler cannot specialize this class for the caller's `Value`.
-    private var keys: ContiguousArray<String> = []
-    private var values: ContiguousArray<Value?> = []
-    private var costs: ContiguousArray<Int> = []
-    /// Seconds since 1970 after which the entry is gone; 0 = never.
-    private var expires: ContiguousArray<Double> = []
+    // Every one is touched only under `lock`, so the runtime exclusivity checks (a
+    // swift_beginAccess per access) are turned off for them.
+    @exclusivity(unchecked) private var keys: ContiguousArray<String> = []
+    @exclusivity(unchecked) private var values: ContiguousArray<Value?> = []
+    @exclusivity(unchecked) private var costs: ContiguousArray<Int> = []
+    /// A slot's neighbours in the recency list and its expiry, together so a list update
+    /// touches one cache line per slot.
+    private struct Link {
+        var previous: Int32
+        var next: Int32
+        /// Seconds since 1970 after which the entry is gone; 0 = never.
+        var expire: Double
+    }
+    @exclusivity(unchecked) private var links: ContiguousArray<Link> = []
     /// Seconds since 1970 of the write (kept only when there is an age limit).
-    private var written: ContiguousArray<Double> = []
-    private var previous: ContiguousArray<Int32> = []
-    private var next: ContiguousArray<Int32> = []
-    private var freeSlots: [Int32] = []
-    private var index: [String: Int32] = [:]
-    private var head: Int32 = -1
-    private var tail: Int32 = -1
-    private var capacity: Int
-    private var totalCost = 0
+    @exclusivity(unchecked) private var written: ContiguousArray<Double> = []
+    @exclusivity(unchecked) private var freeSlots: [Int32] = []
+    @exclusivity(unchecked) private var index: [String: Int32] = [:]
+    @exclusivity(unchecked) private var head: Int32 = -1
+    @exclusivity(unchecked) private var tail: Int32 = -1
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var totalCost = 0
     /// Entries carrying an expiry; when 0 no call needs the clock for `expire`.
-    private var expiringCount = 0
+    @exclusivity(unchecked) private var expiringCount = 0
     private var handlesMemoryWarning = false
 
     /// The largest total cost kept; 0 = no limit.
@@ -123,11 +130,11 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         if let slot = index[key] {
             let i = Int(slot)
             totalCost += cost - costs[i]
-            if expires[i] != 0 { expiringCount -= 1 }
+            if links[i].expire != 0 { expiringCount -= 1 }
             if expire != 0 { expiringCount += 1 }
             values[i] = value
             costs[i] = cost
-            expires[i] = expire
+            links[i].expire = expire
             written[i] = now
             moveToHead(slot)
         } else {
@@ -138,21 +145,17 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
                 keys[i] = key
                 values[i] = value
                 costs[i] = cost
-                expires[i] = expire
+                links[i] = Link(previous: -1, next: head, expire: expire)
                 written[i] = now
-                previous[i] = -1
-                next[i] = head
             } else {
                 slot = Int32(keys.count)
                 keys.append(key)
                 values.append(value)
                 costs.append(cost)
-                expires.append(expire)
+                links.append(Link(previous: -1, next: head, expire: expire))
                 written.append(now)
-                previous.append(-1)
-                next.append(head)
             }
-            if head >= 0 { previous[Int(head)] = slot }
+            if head >= 0 { links[Int(head)].previous = slot }
             head = slot
             if tail < 0 { tail = slot }
             index[key] = slot
@@ -207,7 +210,7 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
             while slot >= 0, result.count < count {
                 let i = Int(slot)
                 if !isExpired(i, now: now), let value = values[i] { result.append(value) }
-                slot = fromHead ? next[i] : previous[i]
+                slot = fromHead ? links[i].next : links[i].previous
             }
             return result
         }
@@ -223,7 +226,7 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
             while slot >= 0 {
                 let i = Int(slot)
                 if !isExpired(i, now: now) { result.append(self.keys[i]) }
-                slot = next[i]
+                slot = links[i].next
             }
             return result
         }
@@ -244,10 +247,8 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
             keys.removeAll()
             values.removeAll()
             costs.removeAll()
-            expires.removeAll()
+            links.removeAll()
             written.removeAll()
-            previous.removeAll()
-            next.removeAll()
             freeSlots.removeAll()
             index.removeAll()
             head = -1
@@ -306,19 +307,19 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
 
     @inline(__always)
     private func isExpired(_ i: Int) -> Bool {
-        guard expires[i] != 0 || ageLimit > 0 else { return false }
+        guard links[i].expire != 0 || ageLimit > 0 else { return false }
         return isExpired(i, now: Date().timeIntervalSince1970)
     }
 
     @inline(__always)
     private func isExpired(_ i: Int, now: TimeInterval) -> Bool {
-        (expires[i] != 0 && expires[i] <= now) || (ageLimit > 0 && now - written[i] >= ageLimit)
+        (links[i].expire != 0 && links[i].expire <= now) || (ageLimit > 0 && now - written[i] >= ageLimit)
     }
 
     private func dropExpired(now: TimeInterval) {
         var slot = head
         while slot >= 0 {
-            let following = next[Int(slot)]
+            let following = links[Int(slot)].next
             if isExpired(Int(slot), now: now) { unlink(slot, release: true) }
             slot = following
         }
@@ -328,9 +329,9 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         guard slot != head else { return }
         unlink(slot, release: false)
         let i = Int(slot)
-        previous[i] = -1
-        next[i] = head
-        if head >= 0 { previous[Int(head)] = slot }
+        links[i].previous = -1
+        links[i].next = head
+        if head >= 0 { links[Int(head)].previous = slot }
         head = slot
         if tail < 0 { tail = slot }
     }
@@ -338,18 +339,18 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     /// Takes `slot` out of the list; with `release`, also out of the index and onto the free list.
     private func unlink(_ slot: Int32, release: Bool) {
         let i = Int(slot)
-        let before = previous[i]
-        let after = next[i]
-        if before >= 0 { next[Int(before)] = after } else { head = after }
-        if after >= 0 { previous[Int(after)] = before } else { tail = before }
+        let before = links[i].previous
+        let after = links[i].next
+        if before >= 0 { links[Int(before)].next = after } else { head = after }
+        if after >= 0 { links[Int(after)].previous = before } else { tail = before }
         guard release else { return }
         index.removeValue(forKey: keys[i])
         totalCost -= costs[i]
-        if expires[i] != 0 { expiringCount -= 1 }
+        if links[i].expire != 0 { expiringCount -= 1 }
         values[i] = nil
         keys[i] = ""
         costs[i] = 0
-        expires[i] = 0
+        links[i].expire = 0
         freeSlots.append(slot)
     }
 }
