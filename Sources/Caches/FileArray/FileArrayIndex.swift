@@ -77,6 +77,8 @@ final class FileArrayIndex: @unchecked Sendable {
     let space: LogStore.KeySpace
     /// The folder of external files; nil when the store compresses (every file is chunked then).
     let externalFolder: URL?
+    /// Under `lock`: set once the folder was created (or found).
+    private var externalFolderExists = false
     /// Serializes every operation on this array in this store.
     let lock = NSLock()
     /// Under `lock`: name -> manifest.
@@ -306,8 +308,11 @@ final class FileArrayIndex: @unchecked Sendable {
     /// Writes `data` to `<url>.tmp`, then renames it to `url` (so a visible name is complete).
     private func writeExternal(_ data: Data, to url: URL) throws {
         guard let folder = externalFolder else { return }
-        do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-            throw StoreError.io(operation: "create \(folder.path)", errno: EIO)
+        if !externalFolderExists {
+            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+                throw StoreError.io(operation: "create \(folder.path)", errno: EIO)
+            }
+            externalFolderExists = true
         }
         let temporary = url.path + ".tmp"
         let fd = open(temporary, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)

@@ -17,34 +17,40 @@ import Foundation
 /// let hit = cache.object(forKey: "avatar:42")
 /// ```
 public final class LRUMemoryCache<Value>: @unchecked Sendable {
-    private let lock = CacheLock()
+    @usableFromInline let lock = CacheLock()
     // The entries, as parallel arrays indexed by slot. Only `values` involves the generic type:
     // the recency list and the bookkeeping are concrete arrays, so the list operations stay fast
     // even where the compiler cannot specialize this class for the caller's `Value`.
     // Every one is touched only under `lock`, so the runtime exclusivity checks (a
     // swift_beginAccess per access) are turned off for them.
-    @exclusivity(unchecked) private var keys: ContiguousArray<String> = []
-    @exclusivity(unchecked) private var values: ContiguousArray<Value?> = []
-    @exclusivity(unchecked) private var costs: ContiguousArray<Int> = []
+    @usableFromInline @exclusivity(unchecked) var keys: ContiguousArray<String> = []
+    @usableFromInline @exclusivity(unchecked) var values: ContiguousArray<Value?> = []
+    @usableFromInline @exclusivity(unchecked) var costs: ContiguousArray<Int> = []
     /// A slot's neighbours in the recency list and its expiry, together so a list update
     /// touches one cache line per slot.
-    private struct Link {
-        var previous: Int32
-        var next: Int32
+    @usableFromInline struct Link {
+        @usableFromInline var previous: Int32
+        @usableFromInline var next: Int32
         /// Seconds since 1970 after which the entry is gone; 0 = never.
-        var expire: Double
+        @usableFromInline var expire: Double
+
+        @inlinable init(previous: Int32, next: Int32, expire: Double) {
+            self.previous = previous
+            self.next = next
+            self.expire = expire
+        }
     }
-    @exclusivity(unchecked) private var links: ContiguousArray<Link> = []
+    @usableFromInline @exclusivity(unchecked) var links: ContiguousArray<Link> = []
     /// Seconds since 1970 of the write (kept only when there is an age limit).
-    @exclusivity(unchecked) private var written: ContiguousArray<Double> = []
-    @exclusivity(unchecked) private var freeSlots: [Int32] = []
-    @exclusivity(unchecked) private var index: [String: Int32] = [:]
-    @exclusivity(unchecked) private var head: Int32 = -1
-    @exclusivity(unchecked) private var tail: Int32 = -1
-    @exclusivity(unchecked) private var capacity: Int
-    @exclusivity(unchecked) private var totalCost = 0
+    @usableFromInline @exclusivity(unchecked) var written: ContiguousArray<Double> = []
+    @usableFromInline @exclusivity(unchecked) var freeSlots: [Int32] = []
+    @usableFromInline @exclusivity(unchecked) var index: [String: Int32] = [:]
+    @usableFromInline @exclusivity(unchecked) var head: Int32 = -1
+    @usableFromInline @exclusivity(unchecked) var tail: Int32 = -1
+    @usableFromInline @exclusivity(unchecked) var capacity: Int
+    @usableFromInline @exclusivity(unchecked) var totalCost = 0
     /// Entries carrying an expiry; when 0 no call needs the clock for `expire`.
-    @exclusivity(unchecked) private var expiringCount = 0
+    @usableFromInline @exclusivity(unchecked) var expiringCount = 0
     private var handlesMemoryWarning = false
 
     /// The largest total cost kept; 0 = no limit.
@@ -92,17 +98,20 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     // MARK: Writing
 
     /// Stores `value` (the most recently used entry from now on); nil removes the key. O(1).
+    @inlinable
     public func setObject(_ value: Value?, forKey key: String) {
         set(value, forKey: key, cost: 0, expire: 0)
     }
 
     /// Stores `value` with a cost counted against `totalCostLimit`; nil removes the key. O(1)
     /// plus the evictions the cost causes.
+    @inlinable
     public func setObject(_ value: Value?, forKey key: String, cost: Int) {
         set(value, forKey: key, cost: max(0, cost), expire: 0)
     }
 
     /// Stores `value` until `expire` (seconds since 1970; 0 = never); nil removes the key.
+    @inlinable
     public func setObject(_ value: Value?, forKey key: String, expire: TimeInterval) {
         set(value, forKey: key, cost: 0, expire: max(0, expire))
     }
@@ -115,7 +124,8 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         }
     }
 
-    private func set(_ value: Value?, forKey key: String, cost: Int, expire: TimeInterval) {
+    @inlinable
+    func set(_ value: Value?, forKey key: String, cost: Int, expire: TimeInterval) {
         lock.withLock {
             guard let value else {
                 if let slot = index[key] { unlink(slot, release: true) }
@@ -126,7 +136,8 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     }
 
     /// Inserts or replaces under the lock, then evicts past the limits.
-    private func insert(_ value: Value, forKey key: String, cost: Int, expire: TimeInterval, now: TimeInterval) {
+    @inlinable
+    func insert(_ value: Value, forKey key: String, cost: Int, expire: TimeInterval, now: TimeInterval) {
         if let slot = index[key] {
             let i = Int(slot)
             totalCost += cost - costs[i]
@@ -165,7 +176,8 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         evictPastLimits()
     }
 
-    private func evictPastLimits() {
+    @inlinable
+    func evictPastLimits() {
         if capacity > 0 {
             while index.count > capacity, tail >= 0 { unlink(tail, release: true) }
         }
@@ -178,6 +190,7 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
 
     /// The value of `key` (now the most recently used), or nil when absent or expired (an
     /// expired entry is removed). O(1).
+    @inlinable
     public func object(forKey key: String) -> Value? {
         lock.withLock {
             guard let slot = index[key] else { return nil }
@@ -191,6 +204,7 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     }
 
     /// Whether `key` holds an unexpired value, without changing the recency order. O(1).
+    @inlinable
     public func objectExists(forKey key: String) -> Bool {
         lock.withLock {
             guard let slot = index[key] else { return false }
@@ -235,6 +249,7 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     // MARK: Removing
 
     /// Removes `key`. O(1).
+    @inlinable
     public func removeObject(forKey key: String) {
         lock.withLock {
             if let slot = index[key] { unlink(slot, release: true) }
@@ -305,14 +320,14 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         }
     }
 
-    @inline(__always)
-    private func isExpired(_ i: Int) -> Bool {
+    @inlinable
+    func isExpired(_ i: Int) -> Bool {
         guard links[i].expire != 0 || ageLimit > 0 else { return false }
         return isExpired(i, now: Date().timeIntervalSince1970)
     }
 
-    @inline(__always)
-    private func isExpired(_ i: Int, now: TimeInterval) -> Bool {
+    @inlinable
+    func isExpired(_ i: Int, now: TimeInterval) -> Bool {
         (links[i].expire != 0 && links[i].expire <= now) || (ageLimit > 0 && now - written[i] >= ageLimit)
     }
 
@@ -325,7 +340,8 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         }
     }
 
-    private func moveToHead(_ slot: Int32) {
+    @inlinable
+    func moveToHead(_ slot: Int32) {
         guard slot != head else { return }
         unlink(slot, release: false)
         let i = Int(slot)
@@ -337,7 +353,8 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     }
 
     /// Takes `slot` out of the list; with `release`, also out of the index and onto the free list.
-    private func unlink(_ slot: Int32, release: Bool) {
+    @inlinable
+    func unlink(_ slot: Int32, release: Bool) {
         let i = Int(slot)
         let before = links[i].previous
         let after = links[i].next

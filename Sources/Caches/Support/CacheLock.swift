@@ -6,10 +6,11 @@ import Darwin
 
 /// A plain pthread mutex for the caches' hot paths (no Objective-C style dispatch, one
 /// allocation for the life of the owner).
+@usableFromInline
 final class CacheLock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() {
+    @usableFromInline init() {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
     }
@@ -20,7 +21,7 @@ final class CacheLock: @unchecked Sendable {
     }
 
     /// Runs `body` holding the lock.
-    @inline(__always)
+    @inlinable
     func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
