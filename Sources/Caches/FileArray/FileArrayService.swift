@@ -40,7 +40,7 @@ public final class FileArrayService: @unchecked Sendable {
         self.capacity = capacity
         self.crypted = crypted
         self.callbackQueue = callbackQueue
-        queue = DispatchQueue(label: "UnifiedStorage.FileArrayService.\(name)", qos: .utility)
+        queue = DispatchQueue(label: "UnifiedStorage.FileArrayService.\(name)")
         if !source.userDependent { _ = try index() }
     }
 

@@ -33,7 +33,7 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
                                      capacity: capacity, crypted: crypted, callbackQueue: callbackQueue)
         memory = cacheCapacity > 0 ? LRUMemoryCache(capacity: cacheCapacity) : nil
         self.callbackQueue = callbackQueue
-        queue = DispatchQueue(label: "UnifiedStorage.ObjectArrayService.\(name)", qos: .utility)
+        queue = DispatchQueue(label: "UnifiedStorage.ObjectArrayService.\(name)")
     }
 
     /// The pending writes, emptied (with the memory cache) when the store changed (user switch).
