@@ -171,6 +171,37 @@ final class FileArrayServiceTests: CachesTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
     }
 
+    func testCompressedServicesStoreZstdChunks() async throws {
+        let files = try storage.fileArrayService(name: "zipped", userDependent: false, capacity: 0, crypted: false, compressed: true)
+        XCTAssertTrue(files.compressed)
+        // 2.5 MiB of text-like bytes (three chunks), then one of random bytes.
+        let text = Data(String(repeating: "the quick brown fox jumps over the lazy dog. ", count: 60_000).utf8.prefix(5 << 19))
+        var random = Data(count: 200_000)
+        random.withUnsafeMutableBytes { raw in for i in 0..<raw.count { raw[i] = UInt8.random(in: 0...255) } }
+        _ = await files.writeFile(text, name: "text")
+        _ = await files.writeFile(random, name: "random")
+        XCTAssertTrue(files.readFileSync("text") == text)
+        XCTAssertTrue(files.readFileSync("random") == random)
+        let store = try storage.logStore(userDependent: false)
+        let space = try store.space(named: "filearray:zipped")
+        let chunks = try store.entries(space: space, prefix: [UInt8(ascii: "c")])
+        XCTAssertEqual(chunks.count, 4, "compressed services keep every file in chunks, large plain ones too")
+        let textChunks = chunks.filter { readBigEndian($0.key, at: 1, width: 8) == 1 }
+        XCTAssertEqual(textChunks.map { $0.value.first }, [1, 1, 1])
+        XCTAssertLessThan(textChunks.reduce(0) { $0 + $1.value.count }, text.count / 20, "text compresses")
+        let randomChunk = try XCTUnwrap(chunks.first { readBigEndian($0.key, at: 1, width: 8) == 2 })
+        XCTAssertEqual(randomChunk.value.first, 0, "a chunk that does not shrink is kept raw")
+        XCTAssertEqual(randomChunk.value.count, random.count + 1)
+        // A damaged frame reads as nil, never as wrong bytes.
+        var damaged = textChunks[0].value
+        damaged[damaged.count / 2] ^= 0xFF
+        try store.put(damaged, forKey: textChunks[0].key, space: space)
+        XCTAssertNil(files.readFileSync("text"))
+        let both = try storage.fileArrayService(name: "zipped-secret", userDependent: false, capacity: 0, crypted: true, compressed: true)
+        _ = await both.writeFile(text, name: "text")
+        XCTAssertTrue(both.readFileSync("text") == text)
+    }
+
     func testAWriteCutShortLeavesNothingVisibleAndIsCleanedAtOpen() throws {
         let path = storage.path
         var files: FileArrayService? = try storage.fileArrayService(name: "crash", userDependent: false, capacity: 0, crypted: false)
@@ -196,7 +227,7 @@ final class FileArrayServiceTests: CachesTestCase {
         XCTAssertEqual(manifest.encoded, [1, 0, 2, 1, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0])
         XCTAssertEqual(FileArrayIndex.Manifest(manifest.encoded), manifest)
         XCTAssertNil(FileArrayIndex.Manifest([2] + manifest.encoded.dropFirst()), "unknown version")
-        XCTAssertNil(FileArrayIndex.Manifest([1, 2] + manifest.encoded.dropFirst(2)), "unknown storage kind")
+        XCTAssertNil(FileArrayIndex.Manifest([1, 3] + manifest.encoded.dropFirst(2)), "unknown storage kind")
         let external = FileArrayIndex.Manifest(kind: .external, fileID: 1, size: 1, writtenMillis: 1, chunkSize: 1 << 20)
         XCTAssertEqual(external.encoded[1], 1)
         XCTAssertEqual(external.chunkCount, 0)

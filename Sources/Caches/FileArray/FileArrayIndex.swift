@@ -1,5 +1,6 @@
 import Foundation
 import LogStore
+import CZstd
 
 /// The records of one file array in one store, and their in-memory index (FORMAT.md,
 /// "Caches: file arrays"):
@@ -24,7 +25,7 @@ import LogStore
 final class FileArrayIndex: @unchecked Sendable {
     struct Manifest: Equatable {
         /// Where the content is: `chunks` records, or one `external` file.
-        enum Kind: UInt8 { case chunks = 0, external = 1 }
+        enum Kind: UInt8 { case chunks = 0, external = 1, zstdChunks = 2 }
 
         var kind: Kind = .chunks
         var fileID: UInt64
@@ -179,21 +180,23 @@ final class FileArrayIndex: @unchecked Sendable {
 
     /// Writes `data` as `name`, evicting the oldest files past `capacity` (<= 0: no limit)
     /// in the same batch as the manifest.
-    func write(_ data: Data, name: String, capacity: Int, crypt: DataCrypt, plain: Bool) throws {
+    func write(_ data: Data, name: String, capacity: Int, crypt: DataCrypt, plain: Bool, compress: Bool = false) throws {
         let fileID = nextFileID
         nextFileID += 1
         let chunkSize = Int(Self.chunkSize)
         var offset = 0
         var chunk: UInt32 = 0
-        var kind = Manifest.Kind.chunks
-        if plain, data.count >= Self.externalThreshold, let url = externalURL(fileID) {
+        var kind = compress ? Manifest.Kind.zstdChunks : .chunks
+        if !compress, plain, data.count >= Self.externalThreshold, let url = externalURL(fileID) {
             try writeExternal(data, to: url)
             kind = .external
             offset = data.count
         }
         while offset < data.count {
             let end = min(offset + chunkSize, data.count)
-            let bytes = data.withUnsafeBytes { raw in [UInt8](raw[offset..<end]) }
+            let bytes = data.withUnsafeBytes { raw in
+                compress ? Self.zstdChunk(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) : [UInt8](raw[offset..<end])
+            }
             try store.put(bytes, forKey: Self.chunkKey(fileID, chunk), space: space, crypt: crypt)
             offset = end
             chunk += 1
@@ -252,7 +255,11 @@ final class FileArrayIndex: @unchecked Sendable {
             let expected = min(Int(manifest.chunkSize), size - offset)
             let copied = try data.withUnsafeMutableBytes { target -> Int? in
                 try store.withValue(forKey: Self.chunkKey(manifest.fileID, chunk), space: space, crypt: nil) { source -> Int in
-                    guard source.count == expected, let from = source.baseAddress, let to = target.baseAddress else { return -1 }
+                    guard let to = target.baseAddress else { return -1 }
+                    if manifest.kind == .zstdChunks {
+                        return Self.unzstdChunk(source, into: UnsafeMutableRawBufferPointer(start: to + offset, count: expected))
+                    }
+                    guard source.count == expected, let from = source.baseAddress else { return -1 }
                     to.advanced(by: offset).copyMemory(from: from, byteCount: expected)
                     return expected
                 }
@@ -301,6 +308,43 @@ final class FileArrayIndex: @unchecked Sendable {
             forget(name)
         }
         compactWriteOrder()
+    }
+
+    // MARK: zstd chunks
+
+    /// A chunk of a compressed file: `01` + a zstd frame (level 3) when that is smaller,
+    /// else `00` + the bytes.
+    static func zstdChunk(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
+        let bound = ZSTD_compressBound(raw.count)
+        var output = [UInt8](repeating: 0, count: bound + 1)
+        let size = output.withUnsafeMutableBytes { out -> Int in
+            guard let base = out.baseAddress else { return Int.max }
+            return ZSTD_compress(base + 1, bound, raw.baseAddress, raw.count, 3)
+        }
+        if ZSTD_isError(size) == 0, size < raw.count {
+            output[0] = 1
+            output.removeSubrange((size + 1)...)
+            return output
+        }
+        return [0] + raw
+    }
+
+    /// Decodes a compressed file's chunk into `target`, which has exactly the chunk's length
+    /// (so a hostile frame can never expand past it). Returns the bytes written, -1 on error.
+    static func unzstdChunk(_ source: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer) -> Int {
+        guard let marker = source.first, let from = source.baseAddress, let to = target.baseAddress else { return target.isEmpty ? 0 : -1 }
+        let payload = UnsafeRawBufferPointer(start: from + 1, count: source.count - 1)
+        switch marker {
+        case 0:
+            guard payload.count == target.count else { return -1 }
+            if let base = payload.baseAddress { to.copyMemory(from: base, byteCount: payload.count) }
+            return payload.count
+        case 1:
+            let size = ZSTD_decompress(to, target.count, payload.baseAddress, payload.count)
+            return ZSTD_isError(size) == 0 && size == target.count ? size : -1
+        default:
+            return -1
+        }
     }
 
     // MARK: External files

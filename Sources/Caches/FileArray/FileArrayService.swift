@@ -10,8 +10,10 @@ import Preferences
 /// - Capacity is a count (`<= 0`: no limit); past it the oldest files by write time go, in the
 ///   same atomic write as the file that pushed them out, before its completion runs.
 ///   Overwriting a name renews its age; renaming keeps it.
-/// - Crypted services encrypt every file (AES-256-GCM, the storage's default key). Stores
-///   opened with zstd compression compress the chunks too.
+/// - Crypted services encrypt every file (AES-256-GCM, the storage's default key); compressed
+///   services (`fileArrayService(..., compressed: true, ...)`) zstd-compress every chunk first
+///   (chunks that do not shrink are kept raw). Stores opened with zstd compression compress the
+///   chunks of every service.
 /// - Files are stored in 1 MiB chunks: any size up to the engine's limits, written and read
 ///   without a second whole copy in memory. A file is visible entirely or not at all, even
 ///   across a crash (see `FileArrayIndex`).
@@ -25,6 +27,8 @@ public final class FileArrayService: @unchecked Sendable {
     public let capacity: Int
     /// Whether file contents are encrypted.
     public let crypted: Bool
+    /// Whether file contents are zstd-compressed (level 3, chunk by chunk, before encryption).
+    public let compressed: Bool
 
     let spaceName: String
     private let source: StoreSource
@@ -32,13 +36,14 @@ public final class FileArrayService: @unchecked Sendable {
     private let callbackQueue: DispatchQueue?
     private let current = CacheLockedBox<FileArrayIndex?>(nil)
 
-    init(name: String, spaceName: String, source: StoreSource, capacity: Int, crypted: Bool, callbackQueue: DispatchQueue?) throws {
+    init(name: String, spaceName: String, source: StoreSource, capacity: Int, crypted: Bool, compressed: Bool = false, callbackQueue: DispatchQueue?) throws {
         guard !name.isEmpty else { throw CacheError.invalidName(name) }
         self.name = name
         self.spaceName = spaceName
         self.source = source
         self.capacity = capacity
         self.crypted = crypted
+        self.compressed = compressed
         self.callbackQueue = callbackQueue
         queue = DispatchQueue(label: "UnifiedStorage.FileArrayService.\(name)")
         if !source.userDependent { _ = try index() }
@@ -81,7 +86,7 @@ public final class FileArrayService: @unchecked Sendable {
     /// Writes `data` as `name` (replacing it). True when stored (and the eviction it caused done).
     func writeNow(_ data: Data, name: String) -> Bool {
         withIndex("writeFile \(name)", fallback: false) { index in
-            try index.write(data, name: name, capacity: capacity, crypt: crypt, plain: !crypted)
+            try index.write(data, name: name, capacity: capacity, crypt: crypt, plain: !crypted, compress: compressed)
             return true
         }
     }

@@ -198,6 +198,16 @@ extension CustomStorage {
                              capacity: capacity, crypted: crypted, callbackQueue: callbackQueue)
     }
 
+    /// `fileArrayService(name:userDependent:capacity:crypted:callbackQueue:)` whose files are
+    /// zstd-compressed when `compressed` (chunk by chunk, before any encryption; every file is
+    /// kept in chunk records then). Open an array with the same `compressed` it was written
+    /// with: files are read by how they were written either way.
+    /// - Throws: as the other factory.
+    public func fileArrayService(name: String, userDependent: Bool, capacity: Int, crypted: Bool, compressed: Bool, callbackQueue: DispatchQueue? = nil) throws -> FileArrayService {
+        try FileArrayService(name: name, spaceName: "filearray:" + name, source: StoreSource(storage: self, userDependent: userDependent),
+                             capacity: capacity, crypted: crypted, compressed: compressed, callbackQueue: callbackQueue)
+    }
+
     /// An object array of this storage with a memory cache of `cacheCapacity` entries.
     /// - Throws: as `fileArrayService`.
     public func objectArrayService<V: Codable & Sendable>(name: String, userDependent: Bool, capacity: Int, cacheCapacity: Int, crypted: Bool, of type: V.Type = V.self, callbackQueue: DispatchQueue? = nil) throws -> ObjectArrayService<V> {
