@@ -105,9 +105,14 @@ final class LRUMemoryCacheTests: XCTestCase {
         XCTAssertFalse(cache.handleMemoryWarning)
         cache.didReceiveMemoryWarning()
         XCTAssertEqual(cache.count, 1)
+        NotificationCenter.default.post(name: .lruMemoryCacheMemoryWarning, object: nil)
+        XCTAssertEqual(cache.count, 1, "not handled: the warning is ignored")
         cache.handleMemoryWarning = true
         cache.didReceiveMemoryWarning()
         XCTAssertEqual(cache.count, 0)
+        cache.setObject(2, forKey: "b")
+        NotificationCenter.default.post(name: .lruMemoryCacheMemoryWarning, object: nil)
+        XCTAssertEqual(cache.count, 0, "the posted warning empties a handling cache")
     }
 
     func testAddObjectsAndCostAndAgeLimits() {

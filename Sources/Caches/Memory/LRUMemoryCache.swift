@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(UIKit)
+import UIKit
+#endif
 
 /// APLRUMemoryCache: a thread-safe in-memory cache that evicts the least recently used entry
 /// when it holds more than `capacity` entries (and, optionally, more than `totalCostLimit` in
@@ -52,6 +55,7 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
     /// Entries carrying an expiry; when 0 no call needs the clock for `expire`.
     @usableFromInline @exclusivity(unchecked) var expiringCount = 0
     private var handlesMemoryWarning = false
+    private var memoryObservers: [any NSObjectProtocol] = []
 
     /// The largest total cost kept; 0 = no limit.
     public let totalCostLimit: Int
@@ -64,11 +68,25 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         self.capacity = capacity
         self.totalCostLimit = max(0, totalCostLimit)
         self.ageLimit = max(0, ageLimit)
+        var names: [Notification.Name] = [.lruMemoryCacheMemoryWarning]
+        #if canImport(UIKit)
+        names.append(UIApplication.didReceiveMemoryWarningNotification)
+        #endif
+        memoryObservers = names.map { name in
+            NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
+                self?.didReceiveMemoryWarning()
+            }
+        }
     }
 
-    /// Whether `didReceiveMemoryWarning()` empties the cache. Default false. Call
-    /// `didReceiveMemoryWarning()` from the platform's memory-pressure signal (on Apple
-    /// platforms, `UIApplication.didReceiveMemoryWarningNotification`).
+    deinit {
+        for observer in memoryObservers { NotificationCenter.default.removeObserver(observer) }
+    }
+
+    /// Whether a memory warning empties the cache. Default false. A warning is
+    /// `didReceiveMemoryWarning()`, a posted `.lruMemoryCacheMemoryWarning` (post it from the
+    /// platform's memory-pressure signal) or, where UIKit exists,
+    /// `UIApplication.didReceiveMemoryWarningNotification`.
     public var handleMemoryWarning: Bool {
         get { lock.withLock { handlesMemoryWarning } }
         set { lock.withLock { handlesMemoryWarning = newValue } }
@@ -370,4 +388,10 @@ public final class LRUMemoryCache<Value>: @unchecked Sendable {
         links[i].expire = 0
         freeSlots.append(slot)
     }
+}
+
+extension Notification.Name {
+    /// Posted (by the application, from its platform's memory-pressure signal) to tell every
+    /// `LRUMemoryCache` whose `handleMemoryWarning` is true to empty itself.
+    public static let lruMemoryCacheMemoryWarning = Notification.Name("UnifiedStorage.LRUMemoryCache.memoryWarning")
 }
