@@ -91,6 +91,13 @@ public final class FileArrayService: @unchecked Sendable {
         }
     }
 
+    /// Writes `data` as `name` on the calling thread (beyond the source, the counterpart of
+    /// `readFileSync`); true when stored and the eviction it caused is done. Ordered with the
+    /// queued calls only by the index lock: use it from one place, or after awaiting those.
+    public func writeFileSync(_ data: Data, name: String) -> Bool {
+        writeNow(data, name: name)
+    }
+
     /// Writes `data` as `name` on the service's queue; true when stored.
     public func writeFile(_ data: Data, name: String) async -> Bool {
         await withCheckedContinuation { continuation in
