@@ -152,6 +152,20 @@ final class LRUDiskCacheTests: CachesTestCase {
         XCTAssertEqual(cache.count, 0)
     }
 
+    func testOrderIsPersistedBeforeAUsersStoreCloses() throws {
+        try center.setCurrentUserId("u1")
+        let cache = try LRUDiskCache<Int>(name: "per-user-order", capacity: 4, userDependent: true, crypted: false)
+        for i in 0..<4 { cache.setObject(i, forKey: "k\(i)") }
+        cache.flush()
+        XCTAssertEqual(cache.object(forKey: "k0"), 0)   // k0 becomes the most recent, in memory only
+        try center.setCurrentUserId("u2")                // u1's store closes: the order must be saved first
+        XCTAssertEqual(cache.count, 0)
+        try center.setCurrentUserId("u1")                // reopened, the index is loaded from the store
+        XCTAssertEqual(cache.allKeys(), ["k0", "k3", "k2", "k1"])
+        for i in 4..<6 { cache.setObject(i, forKey: "k\(i)") }   // 6 > 4 + 1: trim to 4
+        XCTAssertEqual(Set(cache.allKeys()), ["k0", "k3", "k4", "k5"])
+    }
+
     func testReadYourWritesAcrossThreads() throws {
         let cache = try LRUDiskCache<Int>(name: "concurrent", capacity: 0, userDependent: false, crypted: false)
         DispatchQueue.concurrentPerform(iterations: 4) { worker in
