@@ -14,7 +14,7 @@ import CZstd
 ///   the store (storage kind 1), so they read and write at the file system's own speed.
 ///
 /// A write puts its chunks one record at a time (so a file is never held twice in memory), or
-/// writes its external file under a temporary name and renames it, then, in one atomic batch,
+/// writes its external file (under its new file id, which nothing refers to yet), then, in one atomic batch,
 /// the manifest, the deletion of the records it replaces and of the files evicted past
 /// capacity; external files no longer referenced are unlinked after that batch. A crash before
 /// the batch leaves only unreferenced chunks or files, which the next load deletes: a file is
@@ -349,7 +349,9 @@ final class FileArrayIndex: @unchecked Sendable {
 
     // MARK: External files
 
-    /// Writes `data` to `<url>.tmp`, then renames it to `url` (so a visible name is complete).
+    /// Writes `data` to `url`. No temporary name is needed: the file id is new, and nothing
+    /// refers to the file until the manifest written after it, so a file cut short by a crash is
+    /// unreferenced and deleted at the next load.
     private func writeExternal(_ data: Data, to url: URL) throws {
         guard let folder = externalFolder else { return }
         if !externalFolderExists {
@@ -358,9 +360,8 @@ final class FileArrayIndex: @unchecked Sendable {
             }
             externalFolderExists = true
         }
-        let temporary = url.path + ".tmp"
-        let fd = open(temporary, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError.io(operation: "open \(temporary)", errno: errno) }
+        let fd = open(url.path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.io(operation: "open \(url.path)", errno: errno) }
         var failure: Int32 = 0
         data.withUnsafeBytes { raw in
             var done = 0
@@ -374,10 +375,9 @@ final class FileArrayIndex: @unchecked Sendable {
                 done += written
             }
         }
-        close(fd)
-        if failure == 0, Foundation.rename(temporary, url.path) != 0 { failure = errno }
+        if close(fd) != 0, failure == 0 { failure = errno }
         if failure != 0 {
-            unlink(temporary)
+            unlink(url.path)
             throw StoreError.io(operation: "write \(url.path)", errno: failure)
         }
     }
