@@ -4,7 +4,8 @@
 //            (WAL, synchronous=NORMAL, values over 20 KB in files), 1 KB and 100 KB objects
 //   files    FileArrayService write/read of 1 MiB files vs plain file write/read (open, write or
 //            read, close; no fsync on either side)
-// Usage: swift run -c release cache-bench [--keys N] [--files N] [--rounds N]   (defaults 200000, 256, 4)
+// Usage: swift run -c release cache-bench [--keys N] [--files N] [--rounds N] [--sections memory,disk,files]
+//        (defaults 200000, 256, 4, all)
 
 import Foundation
 import Caches
@@ -54,6 +55,9 @@ final class Counter: @unchecked Sendable {
 /// Each workload runs `rounds` times, ours and the peer alternating, and keeps each side's best
 /// round: on a shared machine the best round is the one least disturbed by other work.
 let rounds = option("--rounds", 4)
+/// `--sections memory,disk,files` runs only those (default: all).
+let sections: Set<String> = arguments.firstIndex(of: "--sections").flatMap { $0 + 1 < arguments.count ? Set(arguments[$0 + 1].split(separator: ",").map(String.init)) : nil }
+    ?? ["memory", "disk", "files"]
 
 struct Rates {
     var oursA = 0.0, oursB = 0.0, peerA = 0.0, peerB = 0.0
@@ -65,7 +69,7 @@ struct Rates {
 
 // MARK: Memory
 
-do {
+if sections.contains("memory") {
     var generator = SystemRandomNumberGenerator()
     let names = (0..<keyCount).map { "key-\($0)" }
     let shuffled = names.shuffled(using: &generator)
@@ -103,11 +107,11 @@ do {
 
 // MARK: Disk
 
-let (sqlite, sqliteVersion) = try SQLiteManifestCache.loadAPI()
-print("peer disk cache: \(sqliteVersion)")
 try DataCenter.configure(root: work.appendingPathComponent("root"), appKey: "bench", appVersion: "1")
+let (sqlite, sqliteVersion) = try SQLiteManifestCache.loadAPI()
+if sections.contains("disk") { print("peer disk cache: \(sqliteVersion)") }
 
-for (size, count) in [(1_000, keyCount / 4), (100_000, max(1, keyCount / 200))] {
+for (size, count) in [(1_000, keyCount / 4), (100_000, max(1, keyCount / 200))] where sections.contains("disk") {
     let names = (0..<count).map { "object-\($0)" }
     var generator = SystemRandomNumberGenerator()
     let shuffled = names.shuffled(using: &generator)
@@ -146,7 +150,7 @@ for (size, count) in [(1_000, keyCount / 4), (100_000, max(1, keyCount / 200))] 
 
 // MARK: File array vs plain files
 
-do {
+if sections.contains("files") {
     let size = 1 << 20
     var content = Data(count: size)
     content.withUnsafeMutableBytes { raw in
