@@ -12,6 +12,10 @@ final class LRUMemoryCacheTests: XCTestCase {
         cache.setObject(nil, forKey: "a")
         XCTAssertNil(cache.object(forKey: "a"))
         XCTAssertEqual(cache.count, 0)
+        cache.setObject(3, forKey: "b")
+        cache.removeObject(forKey: "b")
+        cache.removeObject(forKey: "absent")
+        XCTAssertFalse(cache.objectExists(forKey: "b"))
         XCTAssertNil(cache.object(forKey: "never"))
     }
 

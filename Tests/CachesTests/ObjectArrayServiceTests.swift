@@ -40,6 +40,12 @@ final class ObjectArrayServiceTests: CachesTestCase {
         for key in ["chat_1", "CHAT_2", "chat-3", "note"] { objects.setObject("v-" + key, forKey: key) }
         let chats = await objects.objects(forKeyLike: "chat__")
         XCTAssertEqual(chats, ["chat_1": "v-chat_1", "CHAT_2": "v-CHAT_2", "chat-3": "v-chat-3"])
+        let viaCompletion = expectation(description: "objects(forKeyLike:completion:)")
+        objects.objects(forKeyLike: "%3") { result in
+            XCTAssertEqual(result, ["chat-3": "v-chat-3"])
+            viaCompletion.fulfill()
+        }
+        await fulfillment(of: [viaCompletion], timeout: 10)
         objects.removeObjects(forKeyLike: "CHAT%")
         XCTAssertEqual(objects.allKeys(), ["note"])
         let none = await objects.objects(forKeyLike: "chat%")

@@ -106,6 +106,8 @@ public final class LRUDiskCache<Value>: @unchecked Sendable {
     }
 
     /// Stores `value` until `expire` (seconds since 1970; 0 = never); nil removes the key.
+    /// - Complexity: O(1) plus encoding; a trim (every max(capacity / 10, 1) new keys past
+    ///   capacity) sorts the keys by recency, O(n log n), so amortized O(log n) per new key.
     public func setObject(_ value: Value?, forKey key: String, expire: TimeInterval) {
         guard let value else { return removeObject(forKey: key) }
         do {
