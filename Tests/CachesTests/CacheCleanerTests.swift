@@ -133,6 +133,20 @@ final class CacheCleanerTests: CachesTestCase {
             .paths(path: outside.path, entries: ["*.cache"]),
         ]) { _, _ in }
         XCTAssertTrue(FileManager.default.fileExists(atPath: outside.appendingPathComponent("victim.cache").path))
+
+        // A folder inside the root that is a link to the outside, and an entry that is a link.
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("Escape"), withDestinationURL: outside)
+        try write("Library/Caches/keep.txt", bytes: 1)
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("Library/Caches/link.cache"),
+                                                   withDestinationURL: outside.appendingPathComponent("victim.cache"))
+        await CacheCleaner.execute(tasks: [
+            .paths(path: "Escape", entries: ["*"]),
+            .paths(path: "Library/Caches", entries: ["*.cache"]),
+        ]) { _, _ in }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: outside.appendingPathComponent("victim.cache").path))
+        XCTAssertNil(try? FileManager.default.destinationOfSymbolicLink(atPath: root.appendingPathComponent("Library/Caches/link.cache").path),
+                     "the matching link itself is removed")
+        XCTAssertTrue(exists("Library/Caches/keep.txt"))
     }
 
     func testCompletionForm() throws {

@@ -17,7 +17,8 @@ import Preferences
 /// `DataOptions.purgeable`) and `cleanPurgeablePaths` (empties every `PurgeablePath` folder).
 /// A failing handler or path is logged and the run goes on; a path that is absolute or holds
 /// ".." is never touched (`tasks(from:)` and `validate(_:)` refuse it with
-/// `CacheError.pathOutsideRoot`).
+/// `CacheError.pathOutsideRoot`), nor one that a symbolic link leads out of the root; a
+/// matching entry that is a symbolic link is removed as a link, its target untouched.
 public enum CacheCleaner {
     /// The phase a progress report belongs to.
     public enum Phase: Sendable, Equatable { case preCalculating, cleaning, postCalculating, done }
@@ -145,6 +146,13 @@ public enum CacheCleaner {
                 return
             }
             let folder = root.appendingPathComponent(path)
+            // A folder inside the root may still be a symbolic link to somewhere else.
+            let resolvedRoot = root.resolvingSymlinksInPath().standardizedFileURL.path
+            let resolvedFolder = folder.resolvingSymlinksInPath().standardizedFileURL.path
+            guard resolvedFolder == resolvedRoot || resolvedFolder.hasPrefix(resolvedRoot + "/") else {
+                CacheLog.warning("CacheCleaner: refused \(path): it leads outside the storage root")
+                return
+            }
             let patterns = entries.map(WildcardPattern.init)
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             for name in names where patterns.contains(where: { $0.matches(name) }) {
