@@ -77,6 +77,22 @@ final class ObjectArrayServiceTests: CachesTestCase {
         XCTAssertEqual(again.object(forKey: "k3"), 3)
     }
 
+    func testPendingWritesLandInTheStoreOfTheUserWhoMadeThem() throws {
+        let objects = try storage.objectArrayService(name: "switching", userDependent: true, capacity: 0, cacheCapacity: 0, crypted: false, of: Int.self)
+        objects.setObject(1, forKey: "nobody")
+        XCTAssertFalse(objects.objectExists(forKey: "nobody"), "no user: the write is dropped")
+        try center.setCurrentUserId("u1")
+        for i in 0..<300 { objects.setObject(i, forKey: "k\(i)") }
+        try center.setCurrentUserId("u2")   // the resign waits for u1's writes
+        XCTAssertEqual(objects.objectCount(), 0, "u2 sees none of u1's pending writes")
+        objects.setObject(-1, forKey: "k0")
+        XCTAssertEqual(objects.object(forKey: "k0"), -1)
+        try center.setCurrentUserId("u1")
+        XCTAssertEqual(objects.objectCount(), 300)
+        XCTAssertEqual(objects.object(forKey: "k0"), 0)
+        XCTAssertEqual(objects.object(forKey: "k299"), 299)
+    }
+
     func testUserSwitchClearsTheMemoryCache() throws {
         let objects = try storage.objectArrayService(name: "mine", userDependent: true, capacity: 0, cacheCapacity: 10, crypted: false, of: String.self)
         try center.setCurrentUserId("u1")

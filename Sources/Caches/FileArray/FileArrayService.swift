@@ -60,9 +60,9 @@ public final class FileArrayService: @unchecked Sendable {
 
     /// Runs `body` on the current index under its lock; `fallback` when there is no store (no
     /// user set) or on errors, which are logged.
-    func withIndex<Result>(_ call: String, fallback: Result, _ body: (FileArrayIndex) throws -> Result) -> Result {
+    func withIndex<Result>(_ call: String, fallback: Result, in given: FileArrayIndex? = nil, _ body: (FileArrayIndex) throws -> Result) -> Result {
         do {
-            let index = try index()
+            let index = try given ?? index()
             index.lock.lock()
             defer { index.lock.unlock() }
             return try body(index)
@@ -84,8 +84,8 @@ public final class FileArrayService: @unchecked Sendable {
     // MARK: Writing
 
     /// Writes `data` as `name` (replacing it). True when stored (and the eviction it caused done).
-    func writeNow(_ data: Data, name: String) -> Bool {
-        withIndex("writeFile \(name)", fallback: false) { index in
+    func writeNow(_ data: Data, name: String, in given: FileArrayIndex? = nil) -> Bool {
+        withIndex("writeFile \(name)", fallback: false, in: given) { index in
             try index.write(data, name: name, capacity: capacity, crypt: crypt, plain: !crypted, compress: compressed)
             return true
         }
@@ -171,7 +171,12 @@ public final class FileArrayService: @unchecked Sendable {
 
     /// Deletes `name`.
     public func removeFile(_ name: String) {
-        withIndex("removeFile \(name)", fallback: ()) { try $0.remove([name]) }
+        removeNow(name)
+    }
+
+    /// Deletes `name` from `given` (an earlier user's array) or the current one.
+    func removeNow(_ name: String, in given: FileArrayIndex? = nil) {
+        withIndex("removeFile \(name)", fallback: (), in: given) { try $0.remove([name]) }
     }
 
     /// Deletes every file whose name matches `pattern` with SQLite's LIKE.

@@ -16,6 +16,8 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
         var generation: UInt64
         /// nil: a pending removal.
         var value: Value?
+        /// The array (of the store current when the call was made) the write goes to.
+        var index: FileArrayIndex
     }
 
     private let files: FileArrayService
@@ -27,6 +29,8 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
     /// Held while a background write checks it is still wanted and performs it, and by the bulk
     /// removals, so a cancelled write never lands after the removal that cancelled it.
     private let writeLock = NSLock()
+    private let onQueue = DispatchSpecificKey<Bool>()
+    private var resignObserver: (any NSObjectProtocol)?
 
     init(name: String, source: StoreSource, capacity: Int, cacheCapacity: Int, crypted: Bool, callbackQueue: DispatchQueue?) throws {
         files = try FileArrayService(name: name, spaceName: "objectarray:" + name, source: source,
@@ -34,29 +38,50 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
         memory = cacheCapacity > 0 ? LRUMemoryCache(capacity: cacheCapacity) : nil
         self.callbackQueue = callbackQueue
         queue = DispatchQueue(label: "UnifiedStorage.ObjectArrayService.\(name)")
+        queue.setSpecific(key: onQueue, value: true)
+        if source.userDependent {
+            // The writes of a user land in that user's store: let them finish before it closes.
+            resignObserver = NotificationCenter.default.addObserver(forName: .dataCenterWillLastUserResign, object: nil, queue: nil) { [weak self] _ in
+                self?.waitForPendingWrites()
+            }
+        }
     }
 
-    /// The pending writes, emptied (with the memory cache) when the store changed (user switch).
+    deinit {
+        if let resignObserver { NotificationCenter.default.removeObserver(resignObserver) }
+    }
+
+    /// Returns when every write queued so far is done (at once when called on the service's queue).
+    public func waitForPendingWrites() {
+        guard DispatchQueue.getSpecific(key: onQueue) != true else { return }
+        queue.sync {}
+    }
+
+    /// The pending writes to the current store; the memory cache is emptied when the store
+    /// changed (a user switch).
     private func pendingSnapshot() -> [String: Pending] {
-        let store = try? files.index().store
-        let identity = store.map(ObjectIdentifier.init)
+        let index = try? files.index()
+        let identity = index.map { ObjectIdentifier($0) }
         return state.withLock { state in
             if state.store != identity {
                 if state.store != nil { memory?.removeAllObjects() }
                 state.store = identity
             }
-            return state.pending
+            guard let index else { return [:] }
+            return state.pending.filter { $0.value.index === index }
         }
     }
 
     // MARK: Writing
 
-    /// Stores `value` under `key` (nil removes it); the write happens in the background.
+    /// Stores `value` under `key` (nil removes it); the write happens in the background, into
+    /// the store current now (a userDependent service with no user set drops it).
     public func setObject(_ value: Value?, forKey key: String) {
         _ = pendingSnapshot()
+        guard let index = try? files.index() else { return }
         let generation = state.withLock { state -> UInt64 in
             state.generation += 1
-            state.pending[key] = Pending(generation: state.generation, value: value)
+            state.pending[key] = Pending(generation: state.generation, value: value, index: index)
             return state.generation
         }
         if let value { memory?.setObject(value, forKey: key) } else { memory?.removeObject(forKey: key) }
@@ -69,13 +94,13 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
         guard let pending = state.withLock({ $0.pending[key] }), pending.generation == generation else { return }
         if let value = pending.value {
             do {
-                if !files.writeNow(Data(try codec.encode(value)), name: key) { memory?.removeObject(forKey: key) }
+                if !files.writeNow(Data(try codec.encode(value)), name: key, in: pending.index) { memory?.removeObject(forKey: key) }
             } catch {
                 CacheLog.warning("ObjectArrayService \(files.name): encoding \(key): \(error)")
                 memory?.removeObject(forKey: key)
             }
         } else {
-            files.removeFile(key)
+            files.removeNow(key, in: pending.index)
         }
         state.withLock { state in
             if state.pending[key]?.generation == generation { state.pending.removeValue(forKey: key) }
@@ -92,7 +117,8 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
         let like = LikePattern(pattern)
         writeLock.lock()
         defer { writeLock.unlock() }
-        state.withLock { state in state.pending = state.pending.filter { !like.matches($0.key) } }
+        let current = try? files.index()
+        state.withLock { state in state.pending = state.pending.filter { $0.value.index !== current || !like.matches($0.key) } }
         if let memory { memory.removeObjects(forKeys: memory.allKeys().filter { like.matches($0) }) }
         files.removeFiles(like: pattern)
     }
@@ -101,7 +127,8 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
     public func removeAllObjects() {
         writeLock.lock()
         defer { writeLock.unlock() }
-        state.withLock { $0.pending.removeAll() }
+        let current = try? files.index()
+        state.withLock { state in state.pending = state.pending.filter { $0.value.index !== current } }
         memory?.removeAllObjects()
         files.removeAllFiles()
     }
