@@ -245,5 +245,12 @@ final class FileArrayServiceTests: CachesTestCase {
         XCTAssertEqual(files.fileCount(), 0)
         try center.setCurrentUserId("u1")
         XCTAssertEqual(files.readFileSync("f"), Data([1]))
+        // Queued writes go to the user current at the call, and finish before that user's store closes.
+        for i in 0..<50 { files.writeFile(Data([UInt8(i)]), name: "q\(i)", completion: nil) }
+        try center.setCurrentUserId("u2")
+        XCTAssertEqual(files.fileCount(), 0)
+        try center.setCurrentUserId("u1")
+        XCTAssertEqual(files.fileCount(), 51)
+        XCTAssertEqual(files.readFileSync("q49"), Data([49]))
     }
 }

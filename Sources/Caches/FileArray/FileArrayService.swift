@@ -35,6 +35,8 @@ public final class FileArrayService: @unchecked Sendable {
     private let queue: DispatchQueue
     private let callbackQueue: DispatchQueue?
     private let current = CacheLockedBox<FileArrayIndex?>(nil)
+    private let onQueue = DispatchSpecificKey<Bool>()
+    private var resignObserver: (any NSObjectProtocol)?
 
     init(name: String, spaceName: String, source: StoreSource, capacity: Int, crypted: Bool, compressed: Bool = false, callbackQueue: DispatchQueue?) throws {
         guard !name.isEmpty else { throw CacheError.invalidName(name) }
@@ -46,7 +48,18 @@ public final class FileArrayService: @unchecked Sendable {
         self.compressed = compressed
         self.callbackQueue = callbackQueue
         queue = DispatchQueue(label: "UnifiedStorage.FileArrayService.\(name)")
-        if !source.userDependent { _ = try index() }
+        queue.setSpecific(key: onQueue, value: true)
+        if source.userDependent {
+            resignObserver = NotificationCenter.default.addObserver(forName: .dataCenterWillLastUserResign, object: nil, queue: nil) { [weak self] _ in
+                self?.waitForQueuedCalls()
+            }
+        } else {
+            _ = try index()
+        }
+    }
+
+    deinit {
+        if let resignObserver { NotificationCenter.default.removeObserver(resignObserver) }
     }
 
     /// The index of the store to use now (another one after a user switch).
@@ -100,31 +113,51 @@ public final class FileArrayService: @unchecked Sendable {
 
     /// Writes `data` as `name` on the service's queue; true when stored.
     public func writeFile(_ data: Data, name: String) async -> Bool {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.writeNow(data, name: name)) }
+        let target = callTarget()
+        return await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: target.map { self.writeNow(data, name: name, in: $0) } ?? false) }
         }
     }
 
     /// Writes `data` as `name` on the service's queue, then calls `completion` with the result.
     public func writeFile(_ data: Data, name: String, completion: (@Sendable (Bool) -> Void)?) {
-        queue.async { self.callBack(completion, self.writeNow(data, name: name)) }
+        let target = callTarget()
+        queue.async { self.callBack(completion, target.map { self.writeNow(data, name: name, in: $0) } ?? false) }
+    }
+
+    /// The array of the store current at the call: queued work acts on it even if the user
+    /// changes before it runs (nil while a userDependent service has no user).
+    private func callTarget() -> FileArrayIndex? {
+        do { return try index() } catch {
+            if case StoreError.noCurrentUser = error {} else { CacheLog.warning("FileArrayService \(name): \(error)") }
+            return nil
+        }
+    }
+
+    /// Returns when every call queued so far is done (at once when called on the service's
+    /// queue). A userDependent service does this before the user's store closes.
+    public func waitForQueuedCalls() {
+        guard DispatchQueue.getSpecific(key: onQueue) != true else { return }
+        queue.sync {}
     }
 
     /// Renames `name` to `newName`, keeping content and age (a file named `newName` is
     /// replaced). False when `name` does not exist.
     public func renameFile(_ name: String, to newName: String) async -> Bool {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.renameNow(name, to: newName)) }
+        let target = callTarget()
+        return await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: target.map { self.renameNow(name, to: newName, in: $0) } ?? false) }
         }
     }
 
     /// `renameFile(_:to:)` with a completion.
     public func renameFile(_ name: String, to newName: String, completion: (@Sendable (Bool) -> Void)?) {
-        queue.async { self.callBack(completion, self.renameNow(name, to: newName)) }
+        let target = callTarget()
+        queue.async { self.callBack(completion, target.map { self.renameNow(name, to: newName, in: $0) } ?? false) }
     }
 
-    private func renameNow(_ name: String, to newName: String) -> Bool {
-        withIndex("renameFile \(name)", fallback: false) { try $0.rename(name, to: newName) }
+    private func renameNow(_ name: String, to newName: String, in target: FileArrayIndex) -> Bool {
+        withIndex("renameFile \(name)", fallback: false, in: target) { try $0.rename(name, to: newName) }
     }
 
     // MARK: Reading
