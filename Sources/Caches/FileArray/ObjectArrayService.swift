@@ -11,6 +11,10 @@ import Preferences
 /// every call made after them sees their effect (reads, existence, keys and counts consult the
 /// pending writes first). `removeObjects(forKeyLike:)` and `removeAllObjects()` act at once and
 /// cancel the pending writes they cover.
+///
+/// A userDependent service writes into the store of the user current at the call; its pending
+/// writes are finished before that user's store closes, the memory cache is emptied when the
+/// user changes, and while no user is set reads are empty and writes are dropped.
 public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sendable {
     private struct Pending {
         var generation: UInt64
