@@ -50,6 +50,19 @@ final class LRUDiskCacheTests: CachesTestCase {
         XCTAssertEqual(try store.keys(space: space).count, 20, "the trimmed records are deleted from the store")
     }
 
+    func testTrimDropsExpiredEntriesBeforeLeastRecentlyUsedOnes() throws {
+        let cache = try LRUDiskCache<Int>(name: "trim-expired", capacity: 10, userDependent: false, crypted: false)
+        for i in 0..<6 { cache.setObject(i, forKey: "old\(i)") }            // the least recently used
+        let soon = Date().timeIntervalSince1970 + 0.3
+        for i in 0..<5 { cache.setObject(i, forKey: "short\(i)", expire: soon) }
+        Thread.sleep(forTimeInterval: 0.4)
+        cache.setObject(99, forKey: "new")   // 12 records > 10 + 1: trim
+        XCTAssertEqual(Set(cache.allKeys()), Set((0..<6).map { "old\($0)" } + ["new"]),
+                       "the expired entries went; the old live ones stayed, being within capacity")
+        let store = try center.logStore(userDependent: false)
+        XCTAssertEqual(try store.keys(space: try store.space(named: "lrucache:trim-expired")).count, 7)
+    }
+
     func testExpiredReadsAsNilAndIsRemoved() throws {
         let cache = try LRUDiskCache<String>(name: "expiry", capacity: 10, userDependent: false, crypted: false)
         let now = Date().timeIntervalSince1970
