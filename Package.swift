@@ -26,7 +26,7 @@ let package = Package(
         // Typed key-value preferences, DataCenter, CustomStorage, user spaces, PurgeablePath.
         .target(name: "Preferences", dependencies: ["LogStore", "DAO", .product(name: "Logging", package: "swift-log")]),
         // LRU memory and disk caches, file and object arrays, the cache cleaner.
-        .target(name: "Caches", dependencies: ["LogStore", "DAO", "Preferences"]),
+        .target(name: "Caches", dependencies: ["LogStore", "DAO", "Preferences", "CZstd", .product(name: "Logging", package: "swift-log")]),
         .target(name: "UnifiedStorage", dependencies: ["LogStore", "DAO", "Preferences", "Caches"]),
         // SQLite 3 for tests only (the oracle of the SQL subset). No product target depends on it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -39,6 +39,7 @@ let package = Package(
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer"]),
         .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "LogStore", "UnifiedStorage"]),
+        .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage"]),
         .testTarget(name: "UstoreTests", dependencies: ["ustore", "LogStore"]),
     ],
     swiftLanguageModes: [.v6]

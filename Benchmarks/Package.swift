@@ -34,6 +34,15 @@ let package = Package(
                 .product(name: "LogStore", package: "UnifiedStorage"),
             ]
         ),
+        // The Caches layer's figures (issue 6): memory and disk caches, file arrays, each beside its peer.
+        .executableTarget(
+            name: "cache-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Caches", package: "UnifiedStorage"),
+                .product(name: "Preferences", package: "UnifiedStorage"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

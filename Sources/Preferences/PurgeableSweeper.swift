@@ -2,7 +2,9 @@ import Foundation
 
 /// Cleans one purgeable folder: files older than the folder's age limit go, then, while the
 /// folder is over its size limit, the oldest files until it is at half the limit; directories
-/// left empty go too. The registered folder itself always stays. Files age by modification time.
+/// left empty go too. The registered folder itself always stays. Files age by modification time
+/// (API.md); over the size limit the oldest by creation time go first, as the source says
+/// (modification time where the file system records no creation time).
 struct PurgeableSweeper: Sendable {
     /// The registered folder.
     let folder: URL
@@ -14,6 +16,7 @@ struct PurgeableSweeper: Sendable {
     private struct File {
         let url: URL
         let modified: Date
+        let created: Date
         let size: Int
     }
 
@@ -32,7 +35,7 @@ struct PurgeableSweeper: Sendable {
         if sizeLimit > 0 {
             var total = files.reduce(0) { $0 + $1.size }
             if total > sizeLimit {
-                for file in files.sorted(by: { $0.modified < $1.modified }) where total > sizeLimit / 2 {
+                for file in files.sorted(by: { ($0.created, $0.url.path) < ($1.created, $1.url.path) }) where total > sizeLimit / 2 {
                     if remove(file.url) {
                         total -= file.size
                         freed += file.size
@@ -54,12 +57,13 @@ struct PurgeableSweeper: Sendable {
     }
 
     private func listFiles() -> [File] {
-        let keys: [URLResourceKey] = [.isRegularFileKey, .contentModificationDateKey, .fileSizeKey]
+        let keys: [URLResourceKey] = [.isRegularFileKey, .contentModificationDateKey, .creationDateKey, .fileSizeKey]
         guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys) else { return [] }
         var files: [File] = []
         for case let url as URL in enumerator {
             guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
-            files.append(File(url: url, modified: values.contentModificationDate ?? .distantPast, size: values.fileSize ?? 0))
+            let modified = values.contentModificationDate ?? .distantPast
+            files.append(File(url: url, modified: modified, created: values.creationDate ?? modified, size: values.fileSize ?? 0))
         }
         return files
     }

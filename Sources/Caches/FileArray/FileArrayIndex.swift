@@ -1,0 +1,449 @@
+import Foundation
+import LogStore
+import CZstd
+
+/// The records of one file array in one store, and their in-memory index (FORMAT.md,
+/// "Caches: file arrays"):
+///
+/// - manifest `"m" + name` -> version 1 | storage kind u8 | file id u64 | size u64 | written ms u64
+///   | chunk size u32 (little-endian, 30 bytes, plain);
+/// - chunk `"c" + file id (u64 big-endian) + chunk number (u32 big-endian)` -> that slice of
+///   the content (the service's crypt);
+/// - or, for plain services in stores that do not compress, files of 64 KiB and more are kept
+///   whole as `<store folder>.files/<key space, 8 hex digits>/<file id, 16 hex digits>` beside
+///   the store (storage kind 1), so they read and write at the file system's own speed.
+///
+/// A write puts its chunks one record at a time (so a file is never held twice in memory), or
+/// writes its external file (under its new file id, which nothing refers to yet), then, in one atomic batch,
+/// the manifest, the deletion of the records it replaces and of the files evicted past
+/// capacity; external files no longer referenced are unlinked after that batch. A crash before
+/// the batch leaves only unreferenced chunks or files, which the next load deletes: a file is
+/// visible entirely or not at all.
+///
+/// File ids only grow, so the write order is the id order: eviction takes the smallest id,
+/// overwriting gives a new id (renewing the age) and renaming keeps it.
+final class FileArrayIndex: @unchecked Sendable {
+    struct Manifest: Equatable {
+        /// Where the content is: `chunks` records, or one `external` file.
+        enum Kind: UInt8 { case chunks = 0, external = 1, zstdChunks = 2 }
+
+        var kind: Kind = .chunks
+        var fileID: UInt64
+        var size: UInt64
+        var writtenMillis: UInt64
+        var chunkSize: UInt32
+
+        static let version: UInt8 = 1
+
+        var encoded: [UInt8] {
+            var bytes: [UInt8] = [Self.version, kind.rawValue]
+            bytes.reserveCapacity(30)
+            appendLittleEndian(fileID, to: &bytes)
+            appendLittleEndian(size, to: &bytes)
+            appendLittleEndian(writtenMillis, to: &bytes)
+            appendLittleEndian(UInt64(chunkSize), to: &bytes, width: 4)
+            return bytes
+        }
+
+        init(kind: Kind = .chunks, fileID: UInt64, size: UInt64, writtenMillis: UInt64, chunkSize: UInt32) {
+            self.kind = kind
+            self.fileID = fileID
+            self.size = size
+            self.writtenMillis = writtenMillis
+            self.chunkSize = chunkSize
+        }
+
+        init?(_ bytes: [UInt8]) {
+            guard bytes.count == 30, bytes[0] == Self.version, let kind = Kind(rawValue: bytes[1]) else { return nil }
+            self.kind = kind
+            fileID = readLittleEndian(bytes, at: 2, width: 8)
+            size = readLittleEndian(bytes, at: 10, width: 8)
+            writtenMillis = readLittleEndian(bytes, at: 18, width: 8)
+            chunkSize = UInt32(readLittleEndian(bytes, at: 26, width: 4))
+            guard chunkSize > 0 else { return nil }
+        }
+
+        /// The chunk records of the content (none for an external file).
+        var chunkCount: UInt32 { kind == .external ? 0 : UInt32((size + UInt64(chunkSize) - 1) / UInt64(chunkSize)) }
+    }
+
+    /// Content is split into records of this size.
+    static let chunkSize: UInt32 = 1 << 20
+    /// Plain files of this size and more go to external files when the store allows it.
+    static let externalThreshold = 64 << 10
+    static let manifestPrefix = UInt8(ascii: "m")
+    static let chunkPrefix = UInt8(ascii: "c")
+
+    let store: LogStore
+    let space: LogStore.KeySpace
+    /// The folder of external files; nil when the store compresses (every file is chunked then).
+    let externalFolder: URL?
+    /// Under `lock`: set once the folder was created (or found).
+    private var externalFolderExists = false
+    /// Serializes every operation on this array in this store.
+    let lock = NSLock()
+    /// Under `lock`: name -> manifest.
+    var manifests: [String: Manifest] = [:]
+    /// Under `lock`: file id -> name, for eviction.
+    var nameOfFile: [UInt64: String] = [:]
+    /// Under `lock`: file ids in write order (ids of removed files are skipped lazily).
+    private var writeOrder: [UInt64] = []
+    private var writeOrderStart = 0
+    var nextFileID: UInt64 = 1
+
+    static func manifestKey(_ name: String) -> [UInt8] { [manifestPrefix] + Array(name.utf8) }
+
+    static func chunkKey(_ fileID: UInt64, _ chunk: UInt32) -> [UInt8] {
+        var key: [UInt8] = [chunkPrefix]
+        key.reserveCapacity(13)
+        for shift in stride(from: 56, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: fileID >> UInt64(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) { key.append(UInt8(truncatingIfNeeded: chunk >> UInt32(shift))) }
+        return key
+    }
+
+    private init(store: LogStore, directory: URL, compresses: Bool, spaceName: String) throws {
+        self.store = store
+        space = try store.space(named: spaceName)
+        let folderName = directory.lastPathComponent + ".files"
+        externalFolder = compresses ? nil : directory.deletingLastPathComponent()
+            .appendingPathComponent(folderName, isDirectory: true)
+            .appendingPathComponent(String(format: "%08x", space), isDirectory: true)
+        try load()
+    }
+
+    /// The external file of `fileID`.
+    func externalURL(_ fileID: UInt64) -> URL? {
+        externalFolder?.appendingPathComponent(String(format: "%016llx", fileID))
+    }
+
+    // MARK: Registry (one index per store and array)
+
+    private struct RegistryKey: Hashable {
+        let store: ObjectIdentifier
+        let spaceName: String
+    }
+
+    private final class WeakIndex: @unchecked Sendable {
+        weak var index: FileArrayIndex?
+        init(_ index: FileArrayIndex) { self.index = index }
+    }
+
+    private static let registryLock = NSLock()
+    nonisolated(unsafe) private static var registry: [RegistryKey: WeakIndex] = [:]
+
+    static func index(for store: LogStore, directory: URL, compresses: Bool, spaceName: String) throws -> FileArrayIndex {
+        registryLock.lock()
+        defer { registryLock.unlock() }
+        let key = RegistryKey(store: ObjectIdentifier(store), spaceName: spaceName)
+        if let index = registry[key]?.index { return index }
+        let index = try FileArrayIndex(store: store, directory: directory, compresses: compresses, spaceName: spaceName)
+        registry = registry.filter { $0.value.index != nil }
+        registry[key] = WeakIndex(index)
+        return index
+    }
+
+    // MARK: Loading
+
+    private func load() throws {
+        for key in try store.keys(space: space, prefix: [Self.manifestPrefix]) {
+            guard let name = String(validating: key.dropFirst(), as: UTF8.self),
+                  let value = try store.get(forKey: key, space: space, crypt: nil),
+                  let manifest = Manifest(value) else { continue }
+            manifests[name] = manifest
+            nameOfFile[manifest.fileID] = name
+        }
+        writeOrder = nameOfFile.keys.sorted()
+        var highest = writeOrder.last ?? 0
+        // Chunks no manifest refers to: a write cut short by a crash, or leftovers of one.
+        var orphans = LogStore.WriteBatch()
+        for key in try store.keys(space: space, prefix: [Self.chunkPrefix]) where key.count == 13 {
+            let fileID = readBigEndian(key, at: 1, width: 8)
+            highest = max(highest, fileID)
+            if let name = nameOfFile[fileID], let manifest = manifests[name],
+               readBigEndian(key, at: 9, width: 4) < UInt64(manifest.chunkCount) { continue }
+            orphans.delete(forKey: key, space: space)
+        }
+        if orphans.count > 0 { try store.write(orphans) }
+        // External files no manifest refers to (temporary ones included): the same leftovers.
+        if let externalFolder, let names = try? FileManager.default.contentsOfDirectory(atPath: externalFolder.path) {
+            for name in names {
+                let id = UInt64(name.prefix(16), radix: 16)
+                if let id { highest = max(highest, id) }
+                if let id, name.count == 16, let owner = nameOfFile[id], manifests[owner]?.kind == .external { continue }
+                try? FileManager.default.removeItem(at: externalFolder.appendingPathComponent(name))
+            }
+        }
+        nextFileID = highest + 1
+    }
+
+    // MARK: Operations (caller holds `lock`)
+
+    /// Writes `data` as `name`, evicting the oldest files past `capacity` (<= 0: no limit)
+    /// in the same batch as the manifest.
+    func write(_ data: Data, name: String, capacity: Int, crypt: DataCrypt, plain: Bool, compress: Bool = false) throws {
+        let fileID = nextFileID
+        nextFileID += 1
+        let chunkSize = Int(Self.chunkSize)
+        var offset = 0
+        var chunk: UInt32 = 0
+        var kind = compress ? Manifest.Kind.zstdChunks : .chunks
+        if !compress, plain, data.count >= Self.externalThreshold, let url = externalURL(fileID) {
+            try writeExternal(data, to: url)
+            kind = .external
+            offset = data.count
+        }
+        while offset < data.count {
+            let end = min(offset + chunkSize, data.count)
+            let bytes = data.withUnsafeBytes { raw in
+                compress ? Self.zstdChunk(UnsafeRawBufferPointer(rebasing: raw[offset..<end])) : [UInt8](raw[offset..<end])
+            }
+            try store.put(bytes, forKey: Self.chunkKey(fileID, chunk), space: space, crypt: crypt)
+            offset = end
+            chunk += 1
+        }
+        let manifest = Manifest(kind: kind, fileID: fileID, size: UInt64(data.count),
+                                writtenMillis: UInt64(max(0, Date().timeIntervalSince1970 * 1000)), chunkSize: Self.chunkSize)
+        var batch = LogStore.WriteBatch()
+        batch.put(manifest.encoded, forKey: Self.manifestKey(name), space: space, crypt: .plain)
+        var removed: [String] = []
+        if let old = manifests[name] { deleteChunks(of: old, into: &batch) }
+        if capacity > 0 {
+            var count = manifests.count + (manifests[name] == nil ? 1 : 0)
+            var cursor = writeOrderStart
+            while count > capacity, cursor < writeOrder.count {
+                let id = writeOrder[cursor]
+                cursor += 1
+                guard let victim = nameOfFile[id], victim != name, let victimManifest = manifests[victim] else { continue }
+                batch.delete(forKey: Self.manifestKey(victim), space: space)
+                deleteChunks(of: victimManifest, into: &batch)
+                removed.append(victim)
+                count -= 1
+            }
+        }
+        do {
+            try store.write(batch)
+        } catch {
+            // The chunks written are unreferenced: delete them (or leave them to the next load).
+            var cleanup = LogStore.WriteBatch()
+            deleteChunks(of: manifest, into: &cleanup)
+            try? store.write(cleanup)
+            unlinkExternal(manifest)
+            throw error
+        }
+        if let old = manifests[name] {
+            nameOfFile.removeValue(forKey: old.fileID)
+            unlinkExternal(old)
+        }
+        for victim in removed {
+            if let victimManifest = manifests[victim] { unlinkExternal(victimManifest) }
+            forget(victim)
+        }
+        manifests[name] = manifest
+        nameOfFile[fileID] = name
+        writeOrder.append(fileID)
+        compactWriteOrder()
+    }
+
+    /// The content of `name`, read chunk by chunk straight into one buffer.
+    func read(_ name: String) throws -> Data? {
+        guard let manifest = manifests[name] else { return nil }
+        guard let size = Int(exactly: manifest.size) else { throw StoreError.corrupt("file array \(name): size \(manifest.size)") }
+        if manifest.kind == .external { return try readExternal(manifest, name: name, size: size) }
+        var data = Data(count: size)
+        var offset = 0
+        for chunk in 0..<manifest.chunkCount {
+            let expected = min(Int(manifest.chunkSize), size - offset)
+            let copied = try data.withUnsafeMutableBytes { target -> Int? in
+                try store.withValue(forKey: Self.chunkKey(manifest.fileID, chunk), space: space, crypt: nil) { source -> Int in
+                    guard let to = target.baseAddress else { return -1 }
+                    if manifest.kind == .zstdChunks {
+                        return Self.unzstdChunk(source, into: UnsafeMutableRawBufferPointer(start: to + offset, count: expected))
+                    }
+                    guard source.count == expected, let from = source.baseAddress else { return -1 }
+                    to.advanced(by: offset).copyMemory(from: from, byteCount: expected)
+                    return expected
+                }
+            }
+            guard let copied, copied == expected else {
+                throw StoreError.corrupt("file array \(name): chunk \(chunk) of file \(manifest.fileID) missing or of the wrong size")
+            }
+            offset += expected
+        }
+        return data
+    }
+
+    /// Renames `name` to `newName` (replacing a file of that name), keeping content and age.
+    func rename(_ name: String, to newName: String) throws -> Bool {
+        guard let manifest = manifests[name] else { return false }
+        guard name != newName else { return true }
+        var batch = LogStore.WriteBatch()
+        batch.delete(forKey: Self.manifestKey(name), space: space)
+        batch.put(manifest.encoded, forKey: Self.manifestKey(newName), space: space, crypt: .plain)
+        if let replaced = manifests[newName] { deleteChunks(of: replaced, into: &batch) }
+        try store.write(batch)
+        if let replaced = manifests[newName] {
+            unlinkExternal(replaced)
+            forget(newName)
+        }
+        manifests.removeValue(forKey: name)
+        manifests[newName] = manifest
+        nameOfFile[manifest.fileID] = newName
+        return true
+    }
+
+    /// Deletes `names` (manifests and chunks) in one batch.
+    func remove(_ names: [String]) throws {
+        var batch = LogStore.WriteBatch()
+        var present: [String] = []
+        for name in names {
+            guard let manifest = manifests[name] else { continue }
+            batch.delete(forKey: Self.manifestKey(name), space: space)
+            deleteChunks(of: manifest, into: &batch)
+            present.append(name)
+        }
+        guard batch.count > 0 else { return }
+        try store.write(batch)
+        for name in present {
+            if let manifest = manifests[name] { unlinkExternal(manifest) }
+            forget(name)
+        }
+        compactWriteOrder()
+    }
+
+    // MARK: zstd chunks
+
+    /// A chunk of a compressed file: `01` + a zstd frame (level 3) when that is smaller,
+    /// else `00` + the bytes.
+    static func zstdChunk(_ raw: UnsafeRawBufferPointer) -> [UInt8] {
+        let bound = ZSTD_compressBound(raw.count)
+        var output = [UInt8](repeating: 0, count: bound + 1)
+        let size = output.withUnsafeMutableBytes { out -> Int in
+            guard let base = out.baseAddress else { return Int.max }
+            return ZSTD_compress(base + 1, bound, raw.baseAddress, raw.count, 3)
+        }
+        if ZSTD_isError(size) == 0, size < raw.count {
+            output[0] = 1
+            output.removeSubrange((size + 1)...)
+            return output
+        }
+        return [0] + raw
+    }
+
+    /// Decodes a compressed file's chunk into `target`, which has exactly the chunk's length
+    /// (so a hostile frame can never expand past it). Returns the bytes written, -1 on error.
+    static func unzstdChunk(_ source: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer) -> Int {
+        guard let marker = source.first, let from = source.baseAddress, let to = target.baseAddress else { return target.isEmpty ? 0 : -1 }
+        let payload = UnsafeRawBufferPointer(start: from + 1, count: source.count - 1)
+        switch marker {
+        case 0:
+            guard payload.count == target.count else { return -1 }
+            if let base = payload.baseAddress { to.copyMemory(from: base, byteCount: payload.count) }
+            return payload.count
+        case 1:
+            let size = ZSTD_decompress(to, target.count, payload.baseAddress, payload.count)
+            return ZSTD_isError(size) == 0 && size == target.count ? size : -1
+        default:
+            return -1
+        }
+    }
+
+    // MARK: External files
+
+    /// Writes `data` to `url`. No temporary name is needed: the file id is new, and nothing
+    /// refers to the file until the manifest written after it, so a file cut short by a crash is
+    /// unreferenced and deleted at the next load.
+    private func writeExternal(_ data: Data, to url: URL) throws {
+        guard let folder = externalFolder else { return }
+        if !externalFolderExists {
+            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+                throw StoreError.io(operation: "create \(folder.path)", errno: EIO)
+            }
+            externalFolderExists = true
+        }
+        let fd = open(url.path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw StoreError.io(operation: "open \(url.path)", errno: errno) }
+        var failure: Int32 = 0
+        data.withUnsafeBytes { raw in
+            var done = 0
+            while done < raw.count, let base = raw.baseAddress {
+                let written = Foundation.write(fd, base + done, raw.count - done)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                done += written
+            }
+        }
+        if close(fd) != 0, failure == 0 { failure = errno }
+        if failure != 0 {
+            unlink(url.path)
+            throw StoreError.io(operation: "write \(url.path)", errno: failure)
+        }
+    }
+
+    private func readExternal(_ manifest: Manifest, name: String, size: Int) throws -> Data {
+        guard let url = externalURL(manifest.fileID) else { throw StoreError.corrupt("file array \(name): external file in a compressing store") }
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.corrupt("file array \(name): \(url.path) missing (errno \(errno))") }
+        defer { close(fd) }
+        var data = Data(count: size)
+        var failure: Int32 = 0
+        var done = 0
+        data.withUnsafeMutableBytes { raw in
+            while done < raw.count, let base = raw.baseAddress {
+                let count = Foundation.read(fd, base + done, raw.count - done)
+                if count < 0, errno == EINTR { continue }
+                if count < 0 { failure = errno }
+                if count <= 0 { return }
+                done += count
+            }
+        }
+        if failure != 0 { throw StoreError.io(operation: "read \(url.path)", errno: failure) }
+        guard done == size else { throw StoreError.corrupt("file array \(name): \(url.path) holds \(done) bytes, the manifest says \(size)") }
+        return data
+    }
+
+    private func unlinkExternal(_ manifest: Manifest) {
+        guard manifest.kind == .external, let url = externalURL(manifest.fileID) else { return }
+        unlink(url.path)
+    }
+
+    private func deleteChunks(of manifest: Manifest, into batch: inout LogStore.WriteBatch) {
+        for chunk in 0..<manifest.chunkCount { batch.delete(forKey: Self.chunkKey(manifest.fileID, chunk), space: space) }
+    }
+
+    private func forget(_ name: String) {
+        guard let manifest = manifests.removeValue(forKey: name) else { return }
+        nameOfFile.removeValue(forKey: manifest.fileID)
+    }
+
+    /// Drops the ids of removed files from the front of the write order.
+    private func compactWriteOrder() {
+        while writeOrderStart < writeOrder.count, nameOfFile[writeOrder[writeOrderStart]] == nil { writeOrderStart += 1 }
+        if writeOrderStart > 1024, writeOrderStart * 2 > writeOrder.count {
+            writeOrder.removeFirst(writeOrderStart)
+            writeOrderStart = 0
+        }
+        if writeOrder.count > 4 * max(nameOfFile.count, 1024) {
+            writeOrder = writeOrder[writeOrderStart...].filter { nameOfFile[$0] != nil }
+            writeOrderStart = 0
+        }
+    }
+}
+
+func appendLittleEndian(_ value: UInt64, to bytes: inout [UInt8], width: Int = 8) {
+    for i in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+}
+
+func readLittleEndian(_ bytes: [UInt8], at offset: Int, width: Int) -> UInt64 {
+    var value: UInt64 = 0
+    for i in 0..<width { value |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
+    return value
+}
+
+func readBigEndian(_ bytes: [UInt8], at offset: Int, width: Int) -> UInt64 {
+    var value: UInt64 = 0
+    for i in 0..<width { value = value << 8 | UInt64(bytes[offset + i]) }
+    return value
+}
