@@ -34,6 +34,8 @@ let package = Package(
             name: "ustore",
             dependencies: ["UnifiedStorage", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Every layer once, on a fresh root (scripts/demo.sh runs it).
+        .executableTarget(name: "unified-demo", dependencies: ["UnifiedStorage"]),
         // The child process of the crash tests: writes, prints what it acknowledged, gets killed.
         .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore"], path: "Tests/CrashWriter"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer"]),

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Sets up, builds ustore in release mode and runs a short demo of the engine on a store in a
-# temporary folder: writes, reads, deletes, lists, compacts, verifies, reopens.
+# Sets up, builds in release mode and runs the demo of the whole stack: first ustore on an engine
+# store in a temporary folder (writes, reads, deletes, lists, compacts, verifies, SQL), then
+# unified-demo, which runs every layer once (encrypted store, SQL, typed Dao, preferences with a
+# user switch, memory and disk caches, file and object arrays, an XML DAO config, purgeable
+# folders and the cache cleaner) and checks each result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 swift build -c release --product ustore
+swift build -c release --product unified-demo
 USTORE="$(swift build -c release --show-bin-path)/ustore"
 STORE="$(mktemp -d)/demo-store"
 trap 'rm -rf "$(dirname "$STORE")"' EXIT
@@ -25,5 +29,11 @@ step "$USTORE" compact "$STORE"
 step "$USTORE" verify "$STORE"
 step "$USTORE" dump "$STORE"
 step "$USTORE" get "$STORE" greeting; echo
+step "$USTORE" sql "$STORE" "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT, stars INT)"
+step "$USTORE" sql "$STORE" "INSERT INTO note (title, stars) VALUES ('first', 3), ('second', 5)"
+step "$USTORE" sql "$STORE" "SELECT id, title, stars * 1.5 FROM note WHERE stars > 2 ORDER BY id"
 echo
-echo "demo finished: every command above ran against a real store on disk."
+echo "ustore demo finished: every command above ran against a real store on disk."
+echo
+echo "\$ unified-demo"
+"$(swift build -c release --show-bin-path)/unified-demo" "$(dirname "$STORE")/stack"
