@@ -1,3 +1,4 @@
+import Foundation
 import LogStore
 
 extension SQLDatabase {
@@ -65,26 +66,46 @@ extension SQLDatabase {
         }
     }
 
-    /// Fills the indexes of `table` from its rows (decoding only the indexed columns).
+    /// Fills the indexes of `table` from its rows, one index per thread (each decodes only its
+    /// own columns), as attach does for every table.
     func buildIndexes(_ table: TableState, _ rows: [StoredRow]) throws {
-        guard !table.indexes.isEmpty else { return }
-        let wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
-        var entries = [[IndexEntry]](repeating: [], count: table.indexes.count)
-        for i in entries.indices { entries[i].reserveCapacity(rows.count) }
-        for row in rows {
-            guard var values = row.bytes.withUnsafeBytes({ RowCodec.decode($0, columns: wanted) }) else {
-                throw StoreError.corrupt("DAO table \(table.name): row \(row.rowid) does not decode")
-            }
-            complete(&values, table: table, rowid: row.rowid)
-            for i in table.indexes.indices {
-                entries[i].append(IndexEntry(key: table.indexes[i].key(of: values), rowid: row.rowid))
+        let count = table.indexes.count
+        guard count > 0 else { return }
+        let schemas = table.indexes.map(\.schema)
+        let columnCount = table.definition.columns.count
+        let defaults = table.definition.columns.map { column in
+            column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+        }
+        let alias = table.definition.rowidColumn
+        var built = [[IndexEntry]](repeating: [], count: count)
+        var failures = [Int64?](repeating: nil, count: count)
+        built.withUnsafeMutableBufferPointer { builtBuffer in
+            failures.withUnsafeMutableBufferPointer { failureBuffer in
+                nonisolated(unsafe) let results = builtBuffer
+                nonisolated(unsafe) let failed = failureBuffer
+                DispatchQueue.concurrentPerform(iterations: count) { i in
+                    let schema = schemas[i]
+                    let wanted = Array(Set(schema.columns)).sorted()
+                    var entries: [IndexEntry] = []
+                    entries.reserveCapacity(rows.count)
+                    for row in rows {
+                        guard var values = row.bytes.withUnsafeBytes({ RowCodec.decode($0, columns: wanted) }) else {
+                            failed[i] = row.rowid
+                            return
+                        }
+                        if values.count < columnCount { values.append(contentsOf: defaults[values.count...]) }
+                        if let alias { values[alias] = .integer(row.rowid) }
+                        entries.append(IndexEntry(key: schema.columns.map { values[$0] }, rowid: row.rowid))
+                    }
+                    IndexBuilder.sort(&entries, descending: schema.descending)
+                    results[i] = entries
+                }
             }
         }
-        for i in table.indexes.indices {
-            IndexBuilder.sort(&entries[i], descending: table.indexes[i].schema.descending)
-            table.indexes[i].entries = SortedChunks(sorted: entries[i])
-            entries[i] = []
+        if let rowid = failures.compactMap({ $0 }).first {
+            throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
         }
+        for i in 0..<count { table.indexes[i].entries = SortedChunks(sorted: built[i]) }
     }
 
     // MARK: DDL
