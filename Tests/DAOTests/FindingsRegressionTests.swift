@@ -96,4 +96,32 @@ final class FindingsRegressionTests: XCTestCase {
         d.run(["CREATE INDEX tc ON t (c)"])
         d.check("SELECT count(*) FROM t WHERE c = 9223372036854775807")
     }
+
+    func testF14ReplaceWithEmptyPatternTurnsABlobIntoText() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c FLOAT, d)", "INSERT INTO t VALUES (x'', NULL), (x'61', 'z')"])
+        d.check("SELECT typeof(replace(c, c, d)), replace(c, '', d), typeof(replace(c, '', 'x')), typeof(replace(x'61', '', NULL)) FROM t")
+    }
+
+    func testF15IndexIsNotUsedWhenTheComparisonConvertsTheColumn() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t1 (c0, c1 TEXT, c2)", "CREATE INDEX t1_i0 ON t1 (c1)", "CREATE INDEX t1_i2 ON t1 (c2)",
+               "INSERT INTO t1 VALUES (1, '0', '5'), (2, '0', 5)"])
+        d.check("SELECT c0 FROM t1 WHERE CAST(0 AS REAL) = c1")
+        d.check("SELECT c0 FROM t1 WHERE c1 BETWEEN CAST(0 AS INTEGER) AND 1")
+        d.check("SELECT c0 FROM t1 WHERE c2 = CAST(5 AS INTEGER) ORDER BY c0")
+        d.check("SELECT c0 FROM t1 WHERE c2 = 5")
+        d.check("SELECT c0 FROM t1 WHERE c1 = 0")
+    }
+
+    func testF17OrInAValueEvaluatesItsRightOperand() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c INTEGER)", "INSERT INTO t VALUES (-9223372036854775808)"])
+        d.check("SELECT 1 OR abs(c) FROM t")
+        d.check("SELECT 0 AND abs(c) FROM t")
+        d.check("SELECT count(*) FROM t WHERE 1 OR abs(c)")
+        d.check("SELECT CASE WHEN 1 OR abs(c) THEN 'y' END FROM t")
+        d.check("UPDATE t SET c = ((11 <> '') OR abs(c))")
+        d.check("SELECT c FROM t")
+    }
 }

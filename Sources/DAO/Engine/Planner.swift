@@ -66,7 +66,9 @@ struct Planner {
                 }
                 guard case .slot(let slot, let affinity) = column, let raw = try constant(other) else { continue }
                 if case .null = raw { continue }
-                let value = SQLValues.apply(SQLValues.comparisonAffinity(affinity, other.affinity), to: raw)
+                let comparison = SQLValues.comparisonAffinity(affinity, other.affinity)
+                guard Planner.indexOrderHolds(column: affinity, comparison: comparison) else { continue }
+                let value = SQLValues.apply(comparison, to: raw)
                 switch operation {
                 case .equal, .isOp: found.append((slot, .equal([value])))
                 case .less: found.append((slot, .upper(value, inclusive: false)))
@@ -85,7 +87,9 @@ struct Planner {
                 }
                 if usable { found.append((slot, .equal(values))) }
             case .between(.slot(let slot, let affinity), let low, let high, negated: false):
-                if let l = try constant(low), let h = try constant(high) {
+                if let l = try constant(low), let h = try constant(high),
+                   Planner.indexOrderHolds(column: affinity, comparison: SQLValues.comparisonAffinity(affinity, low.affinity)),
+                   Planner.indexOrderHolds(column: affinity, comparison: SQLValues.comparisonAffinity(affinity, high.affinity)) {
                     if case .null = l {} else {
                         found.append((slot, .lower(SQLValues.apply(SQLValues.comparisonAffinity(affinity, low.affinity), to: l), inclusive: true)))
                     }
@@ -102,6 +106,17 @@ struct Planner {
             }
         }
         return found
+    }
+
+    /// Whether comparing the column under `comparison` affinity leaves its stored values as they
+    /// are, so the index order (of stored values) is the comparison's order. A TEXT column
+    /// compared numerically, or a typeless one converted at all, is not served by its index.
+    static func indexOrderHolds(column: Affinity, comparison: Affinity?) -> Bool {
+        switch comparison {
+        case .none: return true
+        case .text?: return column == .text
+        default: return column.isNumeric
+        }
     }
 
     private func isRowidSlot(_ slot: Int) -> Bool { slot == -1 || slot == table.definition.rowidColumn }

@@ -219,7 +219,7 @@ extension SQLDatabase {
             guard let row = try row(table, rowid) else { return true }
             context.row = row
             context.rowid = rowid
-            if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+            if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
             matches.append((rowid, row))
             return true
         }

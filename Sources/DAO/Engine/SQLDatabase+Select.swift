@@ -297,11 +297,11 @@ extension SQLDatabase {
                     guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
                     context.row = row
                     context.rowid = rowid
-                    if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+                    if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                     try accumulate()
                     return true
                 }
-            } else if try whereClause.map({ SQLValues.truth(try Evaluator.evaluate($0, context)) == true }) ?? true {
+            } else if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
                 try accumulate()
             }
             if groups.isEmpty && groupBy.isEmpty {
@@ -316,7 +316,7 @@ extension SQLDatabase {
                 context.row = groups[g].row
                 context.rowid = groups[g].rowid
                 context.aggregates = try groups[g].accumulators.map { try $0.result() }
-                if let having, SQLValues.truth(try Evaluator.evaluate(having, context)) != true { continue }
+                if let having, try Evaluator.condition(having, context) != true { continue }
                 _ = try emit()
             }
         } else if let table {
@@ -324,11 +324,11 @@ extension SQLDatabase {
                 guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
                 context.row = row
                 context.rowid = rowid
-                if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+                if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                 return try emit()
             }
         } else {
-            if try whereClause.map({ SQLValues.truth(try Evaluator.evaluate($0, context)) == true }) ?? true {
+            if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
                 _ = try emit()
             }
         }
