@@ -1,8 +1,14 @@
 /// An INSERT resolved against the schema.
-struct CompiledInsert {
-    var table: TableState
-    var targets: [Int]
-    var values: [[Expr]]?
+final class CompiledInsert {
+    let table: TableState
+    let targets: [Int]
+    let values: [[Expr]]?
+
+    init(table: TableState, targets: [Int], values: [[Expr]]?) {
+        self.table = table
+        self.targets = targets
+        self.values = values
+    }
 }
 
 extension SQLDatabase {

@@ -81,19 +81,34 @@ struct Accumulator {
     }
 }
 
-/// A SELECT resolved against the schema: what does not depend on the arguments.
-struct CompiledSelect {
-    var table: TableState?
-    var names: [String]
-    var outputs: [Expr]
-    var whereClause: Expr?
-    var groupBy: [Expr]
-    var having: Expr?
-    var orderBy: [(expr: Expr, descending: Bool, output: Int?)]
-    var aggregates: [AggregateCall]
-    var isAggregate: Bool
+/// A SELECT resolved against the schema: what does not depend on the arguments. A class, so
+/// that running a cached one copies nothing.
+final class CompiledSelect {
+    let table: TableState?
+    let names: [String]
+    let outputs: [Expr]
+    let whereClause: Expr?
+    let groupBy: [Expr]
+    let having: Expr?
+    let orderBy: [(expr: Expr, descending: Bool, output: Int?)]
+    let aggregates: [AggregateCall]
+    let isAggregate: Bool
     /// Column positions the query reads (nil: all of them).
-    var columns: [Int]?
+    let columns: [Int]?
+
+    init(table: TableState?, names: [String], outputs: [Expr], whereClause: Expr?, groupBy: [Expr], having: Expr?,
+         orderBy: [(expr: Expr, descending: Bool, output: Int?)], aggregates: [AggregateCall], isAggregate: Bool, columns: [Int]?) {
+        self.table = table
+        self.names = names
+        self.outputs = outputs
+        self.whereClause = whereClause
+        self.groupBy = groupBy
+        self.having = having
+        self.orderBy = orderBy
+        self.aggregates = aggregates
+        self.isAggregate = isAggregate
+        self.columns = columns
+    }
 }
 
 /// The compiled form of one parsed statement, valid while the schema version is unchanged.
