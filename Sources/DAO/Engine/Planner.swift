@@ -303,30 +303,32 @@ struct Planner {
 }
 
 extension SQLDatabase {
-    /// Calls `body` with each rowid of `path` (stopping when it returns false).
-    func scan(_ table: TableState, _ path: AccessPath, _ body: (Int64) throws -> Bool) throws {
+    /// Calls `body` with each rowid of `path` (stopping when it returns false), and the row's
+    /// bytes when the path walks the rows themselves.
+    func scan(_ table: TableState, _ path: AccessPath, _ body: (Int64, [UInt8]?) throws -> Bool) throws {
         switch path {
         case .fullScan(let reverse):
-            // Snapshot of the order: the body may change the table (UPDATE, DELETE collect first).
+            // A snapshot of the rows: the body may not change the table (UPDATE and DELETE
+            // collect their rows first).
             if reverse {
-                for chunk in table.rows.chunks.reversed() { for row in chunk.reversed() { if try !body(row.rowid) { return } } }
+                for chunk in table.rows.chunks.reversed() { for row in chunk.reversed() { if try !body(row.rowid, row.bytes) { return } } }
             } else {
-                for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid) { return } } }
+                for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid, row.bytes) { return } } }
             }
         case .rowids(let ids):
-            for rowid in ids where table.contains(rowid: rowid) { if try !body(rowid) { return } }
+            for rowid in ids where table.contains(rowid: rowid) { if try !body(rowid, nil) { return } }
         case .rowidRange(let lower, let upper, let reverse):
             guard lower <= upper else { return }
             if reverse {
                 var position = table.rows.lowerBound { $0.rowid <= upper }
-                while let previous = table.rows.previous(position), let rowid = table.rows.element(at: previous)?.rowid, rowid >= lower {
-                    if try !body(rowid) { return }
+                while let previous = table.rows.previous(position), let row = table.rows.element(at: previous), row.rowid >= lower {
+                    if try !body(row.rowid, row.bytes) { return }
                     position = previous
                 }
             } else {
                 var position = table.rows.lowerBound { $0.rowid < lower }
-                while let rowid = table.rows.element(at: position)?.rowid, rowid <= upper {
-                    if try !body(rowid) { return }
+                while let row = table.rows.element(at: position), row.rowid <= upper {
+                    if try !body(row.rowid, row.bytes) { return }
                     position = table.rows.next(position)
                 }
             }
@@ -352,13 +354,13 @@ extension SQLDatabase {
                     while position != start, let previous = index.entries.previous(position) {
                         if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
                         guard let entry = index.entries.element(at: previous) else { break }
-                        if try !body(entry.rowid) { return }
+                        if try !body(entry.rowid, nil) { return }
                         position = previous
                     }
                 } else {
                     var position = start
                     while position != end, let entry = index.entries.element(at: position) {
-                        if try !body(entry.rowid) { return }
+                        if try !body(entry.rowid, nil) { return }
                         position = index.entries.next(position)
                     }
                 }

@@ -308,8 +308,8 @@ extension SQLDatabase {
                 }
             }
             if let table {
-                try scan(table, path) { rowid in
-                    guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
+                try scan(table, path) { rowid, known in
+                    guard let row = try row(table, rowid, columns: compiled.columns, known: known) else { return true }
                     context.row = row
                     context.rowid = rowid
                     if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
@@ -335,8 +335,8 @@ extension SQLDatabase {
                 _ = try emit()
             }
         } else if let table {
-            try scan(table, path) { rowid in
-                guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
+            try scan(table, path) { rowid, known in
+                guard let row = try row(table, rowid, columns: compiled.columns, known: known) else { return true }
                 context.row = row
                 context.rowid = rowid
                 if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }

@@ -275,9 +275,10 @@ public final class SQLDatabase: @unchecked Sendable {
     /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded;
     /// nil if absent. With `columns` (sorted positions), only those are decoded; the others
     /// read as NULL.
-    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
+    /// `known` is the row's bytes when the caller already holds them (a scan in rowid order).
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil, known: [UInt8]? = nil) throws -> [DAOValue]? {
         rowsVisited += 1
-        guard let bytes = table.bytes(of: rowid) else { return nil }
+        guard let bytes = known ?? table.bytes(of: rowid) else { return nil }
         if let columns, columns.isEmpty {
             var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
