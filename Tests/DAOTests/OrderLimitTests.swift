@@ -36,4 +36,14 @@ final class OrderLimitTests: XCTestCase {
         XCTAssertEqual(result.columns, ["Alpha", "Bee", "alpha + 1", "rowid", "Alpha", "b"])
         XCTAssertTrue(result.isQuery)
     }
+
+    func testColumnNamesAsSQLiteGivesThem() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try db.execute("CREATE TABLE t (Id INTEGER PRIMARY KEY, b)")
+        try db.execute("INSERT INTO t VALUES (1, 2)")
+        let result = try db.execute("SELECT rowid, oid, t.b, B, count(*), (b), b AS 'x y', * FROM t")
+        XCTAssertEqual(result.columns, ["Id", "Id", "b", "b", "count(*)", "b", "x y", "Id", "b"])
+        XCTAssertEqual(try db.execute("SELECT 1 AS a, 2 a2, max(b) FROM t").columns, ["a", "a2", "max(b)"])
+    }
 }

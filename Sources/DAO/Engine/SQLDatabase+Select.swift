@@ -164,6 +164,9 @@ extension SQLDatabase {
                     names.append(alias)
                 } else if case .column(_, let name) = expr, let table, let index = table.definition.columnIndex(name) {
                     names.append(table.definition.columns[index].name)
+                } else if case .column(_, let name) = expr, let table, Resolver.rowidNames.contains(name.lowercased()),
+                          let alias = table.definition.rowidColumn {
+                    names.append(table.definition.columns[alias].name)
                 } else if case .column(_, let name) = expr {
                     names.append(name)
                 } else {
