@@ -312,8 +312,7 @@ extension SQLDatabase {
             }
             if let table {
                 try scan(table, path) { rowid, known in
-                    guard let row = try row(table, rowid, columns: compiled.columns, known: known) else { return true }
-                    context.row = row
+                    guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
                     context.rowid = rowid
                     if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                     try accumulate()
@@ -339,8 +338,7 @@ extension SQLDatabase {
             }
         } else if let table {
             try scan(table, path) { rowid, known in
-                guard let row = try row(table, rowid, columns: compiled.columns, known: known) else { return true }
-                context.row = row
+                guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
                 context.rowid = rowid
                 if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                 return try emit()

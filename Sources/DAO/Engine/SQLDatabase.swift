@@ -294,6 +294,29 @@ public final class SQLDatabase: @unchecked Sendable {
         return values
     }
 
+    /// Decodes row `rowid` into `values` in place (one slot per column; columns not asked for
+    /// are left as they are, NULL when the caller started from NULLs). False when absent.
+    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, known: [UInt8]?, into values: inout [DAOValue]) throws -> Bool {
+        rowsVisited += 1
+        guard let bytes = known ?? table.bytes(of: rowid) else { return false }
+        if values.count != table.definition.columns.count {
+            values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+        }
+        if columns?.isEmpty != true {
+            let stored = bytes.withUnsafeBytes { RowCodec.decode($0, columns: columns, into: &values) }
+            guard let stored else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
+            if stored < values.count {
+                // Columns added after the row was written read as their defaults.
+                let definitions = table.definition.columns
+                for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
+                    values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+                }
+            }
+        }
+        if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+        return true
+    }
+
     /// Fills the rowid alias and the columns added after the row was written (their defaults).
     func complete(_ values: inout [DAOValue], table: TableState, rowid: Int64) {
         let columns = table.definition.columns
