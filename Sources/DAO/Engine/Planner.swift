@@ -134,7 +134,7 @@ struct Planner {
                     if case .integer(let i) = value { ids.append(i) }
                     else if case .real(let r) = value, let i = SQLValues.exactInteger(r) { ids.append(i) }
                 }
-                let sorted = Array(Set(ids)).sorted()
+                let sorted = ids.count <= 1 ? ids : Array(Set(ids)).sorted()
                 let wantsReverse = orderBy.map { $0.count == 1 && isRowidSlot($0[0].slot) && $0[0].descending } ?? false
                 let ordered = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
                 return (.rowids(wantsReverse ? sorted.reversed() : sorted), ordered && sorted.count <= 1 || ordered)

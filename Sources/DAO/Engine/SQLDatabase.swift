@@ -224,6 +224,10 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
+        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty {
+            undoLog.removeAll(keepingCapacity: true)
+            return
+        }
         var batch = LogStore.WriteBatch()
         for clear in pendingClears {
             for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
