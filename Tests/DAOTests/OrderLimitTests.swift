@@ -47,3 +47,15 @@ final class OrderLimitTests: XCTestCase {
         XCTAssertEqual(try db.execute("SELECT 1 AS a, 2 a2, max(b) FROM t").columns, ["a", "a2", "max(b)"])
     }
 }
+
+/// Extreme LIMIT and OFFSET values.
+final class LimitEdgeTests: XCTestCase {
+    func testHugeLimitAndOffset() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (v)", "INSERT INTO t VALUES (1), (2), (3)"])
+        d.check("SELECT v FROM t ORDER BY rowid LIMIT 9223372036854775807")
+        d.check("SELECT v FROM t ORDER BY rowid LIMIT 9223372036854775807 OFFSET 9223372036854775807")
+        d.check("SELECT v FROM t LIMIT 2 OFFSET 9223372036854775807")
+        d.check("SELECT v FROM t ORDER BY v DESC LIMIT -9223372036854775808 OFFSET 1")
+    }
+}

@@ -262,7 +262,7 @@ extension SQLDatabase {
         var rows: [[DAOValue]] = []
         var sortKeys: [[DAOValue]] = []
         var seen = Set<ValueKey>()
-        let earlyStop: Int64? = (ordered && !isAggregate && wanted != nil) ? wanted! + offset : nil
+        let earlyStop: Int64? = (ordered && !isAggregate) ? wanted.map { $0.addingReportingOverflow(offset).overflow ? Int64.max : $0 + offset } : nil
 
         func emit() throws -> Bool {
             var output = [DAOValue]()
@@ -363,7 +363,7 @@ extension SQLDatabase {
         }
         if offset > 0 || wanted != nil {
             let start = Int(min(offset, Int64(rows.count)))
-            let end = wanted.map { Int(min(Int64(start) + $0, Int64(rows.count))) } ?? rows.count
+            let end = wanted.map { $0 >= Int64(rows.count - start) ? rows.count : start + Int($0) } ?? rows.count
             rows = Array(rows[start..<end])
         }
         return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)

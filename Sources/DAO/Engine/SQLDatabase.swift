@@ -137,6 +137,13 @@ public final class SQLDatabase: @unchecked Sendable {
         defer { condition.unlock() }
         let me = pthread_self()
         while let owner = transactionOwner, pthread_equal(owner, me) == 0 { condition.wait() }
+        // Tables answer from memory; a closed store must still refuse, as every handle does.
+        if DatabaseRegistry.isClosed(store) {
+            explicitTransaction = false
+            transactionOwner = nil
+            condition.broadcast()
+            throw StoreError.closed
+        }
         let result = try body()
         if explicitTransaction {
             transactionOwner = me
