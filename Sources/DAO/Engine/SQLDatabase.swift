@@ -49,6 +49,10 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Parsed statements by SQL text.
     var statementCache: [String: ParsedStatement] = [:]
 
+    /// The row context of the running statement, reused from one statement to the next (its row
+    /// buffer and compiled LIKE patterns stay allocated).
+    let context = RowContext(parameters: [])
+
     /// Diagnostics for tests: the access path of the last statement and rows it read.
     var lastPlan = ""
     var rowsVisited = 0
@@ -137,6 +141,13 @@ public final class SQLDatabase: @unchecked Sendable {
         defer { condition.unlock() }
         let me = pthread_self()
         while let owner = transactionOwner, pthread_equal(owner, me) == 0 { condition.wait() }
+        // Tables answer from memory; a closed store must still refuse, as every handle does.
+        if DatabaseRegistry.isClosed(store) {
+            explicitTransaction = false
+            transactionOwner = nil
+            condition.broadcast()
+            throw StoreError.closed
+        }
         let result = try body()
         if explicitTransaction {
             transactionOwner = me
@@ -192,7 +203,9 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
-        let context = RowContext(parameters: parameters)
+        let context = self.context
+        context.parameters = parameters
+        context.rowid = 0
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)
         case .insert(let insert): return try runInsert(insert, context, cache: cache)
@@ -224,6 +237,10 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
+        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty {
+            undoLog.removeAll(keepingCapacity: true)
+            return
+        }
         var batch = LogStore.WriteBatch()
         for clear in pendingClears {
             for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
@@ -275,9 +292,10 @@ public final class SQLDatabase: @unchecked Sendable {
     /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded;
     /// nil if absent. With `columns` (sorted positions), only those are decoded; the others
     /// read as NULL.
-    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
+    /// `known` is the row's bytes when the caller already holds them (a scan in rowid order).
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil, known: [UInt8]? = nil) throws -> [DAOValue]? {
         rowsVisited += 1
-        guard let bytes = table.bytes(of: rowid) else { return nil }
+        guard let bytes = known ?? table.bytes(of: rowid) else { return nil }
         if let columns, columns.isEmpty {
             var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
@@ -291,6 +309,29 @@ public final class SQLDatabase: @unchecked Sendable {
         }
         complete(&values, table: table, rowid: rowid)
         return values
+    }
+
+    /// Decodes row `rowid` into `values` in place (one slot per column; columns not asked for
+    /// are left as they are, NULL when the caller started from NULLs). False when absent.
+    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, known: [UInt8]?, into values: inout [DAOValue]) throws -> Bool {
+        rowsVisited += 1
+        guard let bytes = known ?? table.bytes(of: rowid) else { return false }
+        if values.count != table.definition.columns.count {
+            values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+        }
+        if columns?.isEmpty != true {
+            let stored = bytes.withUnsafeBytes { RowCodec.decode($0, columns: columns, into: &values) }
+            guard let stored else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
+            if stored < values.count {
+                // Columns added after the row was written read as their defaults.
+                let definitions = table.definition.columns
+                for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
+                    values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+                }
+            }
+        }
+        if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+        return true
     }
 
     /// Fills the rowid alias and the columns added after the row was written (their defaults).
@@ -386,12 +427,22 @@ final class DatabaseRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var databases: [ObjectIdentifier: SQLDatabase] = [:]
 
+    /// Whether `store` was closed (any call then throws); an O(1) read of an absent key.
+    static func isClosed(_ store: LogStore) -> Bool {
+        do {
+            _ = try store.get(forKey: [0], space: 0xFFFF_FFFE)
+            return false
+        } catch {
+            return true
+        }
+    }
+
     func database(for store: LogStore, create: () throws -> SQLDatabase) throws -> SQLDatabase {
         lock.lock()
         defer { lock.unlock() }
         if let existing = databases[ObjectIdentifier(store)], existing.store === store { return existing }
         // Forget databases of closed stores (a closed store throws on any read).
-        for (key, database) in databases where (try? database.store.namedSpaces()) == nil { databases[key] = nil }
+        for (key, database) in databases where DatabaseRegistry.isClosed(database.store) { databases[key] = nil }
         let database = try create()
         databases[ObjectIdentifier(store)] = database
         return database
