@@ -13,14 +13,27 @@ public enum DAOError: Error, Sendable {
     case noSuchTable(String)
     /// A column the statement names does not exist.
     case noSuchColumn(String)
-    /// Any other error SQLite reports for the statement, with SQLite's message: "integer
-    /// overflow", "datatype mismatch", "table t already exists", "table t has 2 columns but 3
-    /// values were supplied", "cannot start a transaction within a transaction", ...
-    case execution(String)
     /// A DAO config has no method of that id (with that argument count).
     case noSuchMethod(String)
     /// A `$`-prefixed argument of a DAO config method was nil.
     case nilArgument(String)
     /// A DAO config that does not load; `line` and `column` are 1-based, in the config file.
     case config(message: String, line: Int, column: Int)
+}
+
+/// Any other error SQLite reports for a statement, with SQLite's message: "integer overflow",
+/// "datatype mismatch", "table t already exists", "table t has 2 columns but 3 values were
+/// supplied", "cannot start a transaction within a transaction", ...
+///
+/// A type of its own rather than a case of `DAOError`, whose cases are fixed by the API
+/// contract (code that switches over them keeps compiling). Like `DAOError`, it leaves the
+/// tables as they were before the statement.
+public struct SQLExecutionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// SQLite's message for the error.
+    public let message: String
+
+    /// An error with SQLite's `message`.
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
 }

@@ -23,7 +23,7 @@ final class AggregateTests: XCTestCase {
         d.check("SELECT sum(v) FROM big")
         d.check("SELECT total(v), avg(v) FROM big")
         XCTAssertThrowsError(try d.database.execute("SELECT sum(v) FROM big")) { error in
-            guard case DAOError.execution(let message) = error else { return XCTFail("\(error)") }
+            guard let message = (error as? SQLExecutionError)?.message else { return XCTFail("\(error)") }
             XCTAssertEqual(message, "integer overflow")
         }
     }

@@ -77,28 +77,28 @@ struct Resolver {
         case .function(let name, let args, let distinct, let star):
             let isAggregate = ScalarFunctions.aggregateNames.contains(name) && !((name == "min" || name == "max") && args.count > 1)
             if isAggregate {
-                guard allowAggregates else { throw DAOError.execution("misuse of aggregate function \(name)()") }
+                guard allowAggregates else { throw SQLExecutionError("misuse of aggregate function \(name)()") }
                 switch name {
                 case "count": if args.count > 1 || (star && !args.isEmpty) { throw arity(name) }
                 case "group_concat": if args.isEmpty || args.count > 2 { throw arity(name) }
                 default: if args.count != 1 { throw arity(name) }
                 }
                 if distinct && args.count != 1 {
-                    throw DAOError.execution("DISTINCT aggregates must have exactly one argument")
+                    throw SQLExecutionError("DISTINCT aggregates must have exactly one argument")
                 }
                 let resolvedArgs = try args.map { try resolve($0, allowAggregates: false) }
                 aggregates.append(AggregateCall(name: name, args: resolvedArgs, distinct: distinct, star: star || args.isEmpty))
                 return .aggregate(aggregates.count - 1)
             }
             guard ScalarFunctions.names.contains(name) else { throw DAOError.unsupported("function \(name)") }
-            if star { throw DAOError.execution("wrong number of arguments to function \(name)()") }
-            if distinct { throw DAOError.execution("DISTINCT aggregates must have exactly one argument") }
+            if star { throw SQLExecutionError("wrong number of arguments to function \(name)()") }
+            if distinct { throw SQLExecutionError("DISTINCT aggregates must have exactly one argument") }
             try ScalarFunctions.checkArity(name, args.count)
             return .function(name: name, args: try args.map { try resolve($0, allowAggregates: allowAggregates) }, distinct: false, star: false)
         }
     }
 
-    private func arity(_ name: String) -> DAOError { .execution("wrong number of arguments to function \(name)()") }
+    private func arity(_ name: String) -> SQLExecutionError { SQLExecutionError("wrong number of arguments to function \(name)()") }
 }
 
 extension Expr {

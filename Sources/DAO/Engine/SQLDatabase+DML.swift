@@ -27,7 +27,7 @@ extension SQLDatabase {
                 } else if Resolver.rowidNames.contains(name.lowercased()) {
                     targets.append(-1)
                 } else {
-                    throw DAOError.execution("table \(table.name) has no column named \(name)")
+                    throw SQLExecutionError("table \(table.name) has no column named \(name)")
                 }
             }
         } else {
@@ -42,7 +42,7 @@ extension SQLDatabase {
                 var resolver = Resolver(table: nil)
                 let resolved = try rows.map { row in try row.map { try resolver.resolve($0, allowAggregates: false) } }
                 if let first = resolved.first, first.count != targets.count {
-                    throw DAOError.execution(insert.columns == nil
+                    throw SQLExecutionError(insert.columns == nil
                         ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
                         : "\(first.count) values for \(targets.count) columns")
                 }
@@ -67,12 +67,12 @@ extension SQLDatabase {
         if let select = insert.select {
             sourceRows = try runSelect(select, context).rows
             if let first = sourceRows.first, first.count != targets.count {
-                throw DAOError.execution(insert.columns == nil
+                throw SQLExecutionError(insert.columns == nil
                     ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
                     : "\(first.count) values for \(targets.count) columns")
             }
             if sourceRows.isEmpty, select.columns.count != targets.count, !select.columns.contains(where: { if case .all = $0.kind { return true }; return false }) {
-                throw DAOError.execution(insert.columns == nil
+                throw SQLExecutionError(insert.columns == nil
                     ? "table \(table.name) has \(targets.count) columns but \(select.columns.count) values were supplied"
                     : "\(select.columns.count) values for \(targets.count) columns")
             }
@@ -109,7 +109,7 @@ extension SQLDatabase {
         switch SQLValues.apply(.integer, to: value) {
         case .null: return nil
         case .integer(let i): return i
-        default: throw DAOError.execution("datatype mismatch")
+        default: throw SQLExecutionError("datatype mismatch")
         }
     }
 
@@ -119,7 +119,7 @@ extension SQLDatabase {
         var largest = table.maxRowid ?? 0
         if table.definition.autoincrement { largest = max(largest, table.sequence) }
         guard largest < Int64.max else {
-            if table.definition.autoincrement { throw DAOError.execution("database or disk is full") }
+            if table.definition.autoincrement { throw SQLExecutionError("database or disk is full") }
             // SQLite then tries random rowids; the smallest free one is as good.
             var candidate: Int64 = 1
             while table.contains(rowid: candidate) { candidate += 1 }
@@ -254,7 +254,7 @@ extension SQLDatabase {
             for (target, expr) in assignments { values.append((target, try Evaluator.evaluate(expr, context))) }
             for (target, value) in values {
                 if target < 0 || target == table.definition.rowidColumn {
-                    guard let id = try rowidValue(value) else { throw DAOError.execution("datatype mismatch") }
+                    guard let id = try rowidValue(value) else { throw SQLExecutionError("datatype mismatch") }
                     newRowid = id
                     if target >= 0 { row[target] = value }
                 } else {

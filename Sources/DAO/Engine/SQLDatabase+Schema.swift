@@ -133,9 +133,9 @@ extension SQLDatabase {
         let key = statement.name.lowercased()
         if tables[key] != nil || indexNamed(key) != nil {
             if statement.ifNotExists && tables[key] != nil { return }
-            throw DAOError.execution("\(tables[key] != nil ? "table" : "index") \(statement.name) already exists")
+            throw SQLExecutionError("\(tables[key] != nil ? "table" : "index") \(statement.name) already exists")
         }
-        if key.hasPrefix("sqlite_") { throw DAOError.execution("object name reserved for internal use: \(statement.name)") }
+        if key.hasPrefix("sqlite_") { throw SQLExecutionError("object name reserved for internal use: \(statement.name)") }
         let definition = try TableDefinition(statement)
         let used = Set(tables.values.map(\.space))
         var candidate = "dao.table." + key
@@ -164,7 +164,7 @@ extension SQLDatabase {
         let table = try self.table(named: statement.table)
         if indexNamed(statement.name) != nil || tables[statement.name.lowercased()] != nil {
             if statement.ifNotExists { return }
-            throw DAOError.execution("index \(statement.name) already exists")
+            throw SQLExecutionError("index \(statement.name) already exists")
         }
         let schema = try indexSchema(statement, table.definition)
         var index = IndexState(schema: schema)
@@ -210,10 +210,10 @@ extension SQLDatabase {
     func dropIndex(_ name: String, ifExists: Bool) throws {
         guard let (table, position) = indexNamed(name) else {
             if ifExists { return }
-            throw DAOError.execution("no such index: \(name)")
+            throw SQLExecutionError("no such index: \(name)")
         }
         guard !table.indexes[position].schema.isConstraint else {
-            throw DAOError.execution("index associated with UNIQUE or PRIMARY KEY constraint cannot be dropped")
+            throw SQLExecutionError("index associated with UNIQUE or PRIMARY KEY constraint cannot be dropped")
         }
         let removed = table.indexes.remove(at: position)
         let oldDefinition = table.definition
@@ -226,10 +226,10 @@ extension SQLDatabase {
 
     func addColumn(_ tableName: String, _ column: ColumnDefinition) throws {
         let table = try self.table(named: tableName)
-        if table.definition.columnIndex(column.name) != nil { throw DAOError.execution("duplicate column name: \(column.name)") }
-        if column.primaryKey { throw DAOError.execution("Cannot add a PRIMARY KEY column") }
-        if column.unique { throw DAOError.execution("Cannot add a UNIQUE column") }
-        if column.notNull && column.defaultValue == nil { throw DAOError.execution("Cannot add a NOT NULL column with default value NULL") }
+        if table.definition.columnIndex(column.name) != nil { throw SQLExecutionError("duplicate column name: \(column.name)") }
+        if column.primaryKey { throw SQLExecutionError("Cannot add a PRIMARY KEY column") }
+        if column.unique { throw SQLExecutionError("Cannot add a UNIQUE column") }
+        if column.notNull && column.defaultValue == nil { throw SQLExecutionError("Cannot add a NOT NULL column with default value NULL") }
         let oldDefinition = table.definition
         table.definition.columns.append(ColumnSchema(name: column.name, typeName: column.typeName,
                                                      affinity: Affinity(declaredType: column.typeName), notNull: column.notNull,
@@ -246,7 +246,7 @@ extension SQLDatabase {
         let table = try self.table(named: from)
         let oldKey = from.lowercased(), newKey = to.lowercased()
         if tables[newKey] != nil || indexNamed(newKey) != nil {
-            throw DAOError.execution("there is already another table or index with this name: \(to)")
+            throw SQLExecutionError("there is already another table or index with this name: \(to)")
         }
         let oldName = table.definition.name
         tables[oldKey] = nil

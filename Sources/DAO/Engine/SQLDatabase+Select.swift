@@ -70,7 +70,7 @@ struct Accumulator {
         case "sum":
             if count == 0 { return .null }
             if approximate { return .real(realSum) }
-            if overflow { throw DAOError.execution("integer overflow") }
+            if overflow { throw SQLExecutionError("integer overflow") }
             return .integer(integerSum)
         case "total": return .real(realSum)
         case "avg": return count == 0 ? .null : .real(realSum / Double(count))
@@ -132,7 +132,7 @@ extension SQLDatabase {
         guard let expr else { return nil }
         var resolver = Resolver(table: nil)
         let value = SQLValues.apply(.numeric, to: try Evaluator.evaluate(try resolver.resolve(expr, allowAggregates: false), context))
-        guard case .integer(let i) = value else { throw DAOError.execution("datatype mismatch") }
+        guard case .integer(let i) = value else { throw SQLExecutionError("datatype mismatch") }
         return i
     }
 
@@ -153,7 +153,7 @@ extension SQLDatabase {
         for column in select.columns {
             switch column.kind {
             case .all:
-                guard let table else { throw DAOError.execution("no tables specified") }
+                guard let table else { throw SQLExecutionError("no tables specified") }
                 for (index, definition) in table.definition.columns.enumerated() {
                     names.append(definition.name)
                     outputs.append(.slot(index, definition.affinity))
@@ -179,9 +179,9 @@ extension SQLDatabase {
         for term in select.groupBy {
             if case .literal(.integer(let k)) = term {
                 guard k >= 1, Int(k) <= outputs.count else {
-                    throw DAOError.execution("\(ordinal(Int(k))) GROUP BY term out of range - should be between 1 and \(outputs.count)")
+                    throw SQLExecutionError("\(ordinal(Int(k))) GROUP BY term out of range - should be between 1 and \(outputs.count)")
                 }
-                if outputs[Int(k) - 1].containsAggregate { throw DAOError.execution("aggregate functions are not allowed in the GROUP BY clause") }
+                if outputs[Int(k) - 1].containsAggregate { throw SQLExecutionError("aggregate functions are not allowed in the GROUP BY clause") }
                 groupBy.append(outputs[Int(k) - 1])
                 continue
             }
@@ -197,7 +197,7 @@ extension SQLDatabase {
         for term in select.orderBy {
             if case .literal(.integer(let k)) = term.expr {
                 guard k >= 1, Int(k) <= outputs.count else {
-                    throw DAOError.execution("\(ordinal(Int(k))) ORDER BY term out of range - should be between 1 and \(outputs.count)")
+                    throw SQLExecutionError("\(ordinal(Int(k))) ORDER BY term out of range - should be between 1 and \(outputs.count)")
                 }
                 orderBy.append((outputs[Int(k) - 1], term.descending, Int(k) - 1))
                 continue
@@ -211,7 +211,7 @@ extension SQLDatabase {
         let aggregates = resolver.aggregates
         let isAggregate = !aggregates.isEmpty || !groupBy.isEmpty || having != nil
         if having != nil && groupBy.isEmpty && aggregates.isEmpty {
-            throw DAOError.execution("a GROUP BY clause is required before HAVING")
+            throw SQLExecutionError("a GROUP BY clause is required before HAVING")
         }
         // The columns the query reads: rows are decoded only that far.
         var slots = Set<Int>()

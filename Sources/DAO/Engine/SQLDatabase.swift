@@ -172,16 +172,16 @@ public final class SQLDatabase: @unchecked Sendable {
     func run(_ parsed: ParsedStatement, parameters: [DAOValue]) throws -> SQLResult {
         switch parsed.statement {
         case .begin:
-            guard !explicitTransaction else { throw DAOError.execution("cannot start a transaction within a transaction") }
+            guard !explicitTransaction else { throw SQLExecutionError("cannot start a transaction within a transaction") }
             explicitTransaction = true
             return SQLResult(lastInsertRowId: lastInsertRowIdValue)
         case .commit:
-            guard explicitTransaction else { throw DAOError.execution("cannot commit - no transaction is active") }
+            guard explicitTransaction else { throw SQLExecutionError("cannot commit - no transaction is active") }
             try commit()
             explicitTransaction = false
             return SQLResult(lastInsertRowId: lastInsertRowIdValue)
         case .rollback:
-            guard explicitTransaction else { throw DAOError.execution("cannot rollback - no transaction is active") }
+            guard explicitTransaction else { throw SQLExecutionError("cannot rollback - no transaction is active") }
             rollback(to: 0)
             explicitTransaction = false
             return SQLResult(lastInsertRowId: lastInsertRowIdValue)

@@ -101,7 +101,7 @@ enum Evaluator {
                 let escapeValue = try evaluate(escape, context)
                 guard let text = SQLValues.text(of: escapeValue) else { return .null }
                 guard text.unicodeScalars.count == 1, let first = text.first else {
-                    throw DAOError.execution("ESCAPE expression must be a single character")
+                    throw SQLExecutionError("ESCAPE expression must be a single character")
                 }
                 escapeCharacter = first
             }

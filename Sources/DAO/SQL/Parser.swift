@@ -155,7 +155,7 @@ struct Parser {
                 try expectKeyword("KEY")
                 try expectSymbol("(")
                 guard primaryKey == nil, !columns.contains(where: \.primaryKey) else {
-                    throw DAOError.execution("table \"\(name)\" has more than one primary key")
+                    throw SQLExecutionError("table \"\(name)\" has more than one primary key")
                 }
                 primaryKey = try parseIndexedColumns()
                 try skipConflictClause()
@@ -171,7 +171,7 @@ struct Parser {
                 guard primaryKey == nil, uniques.isEmpty else { throw syntaxError() }
                 let column = try parseColumnDefinition()
                 if column.primaryKey, columns.contains(where: \.primaryKey) {
-                    throw DAOError.execution("table \"\(name)\" has more than one primary key")
+                    throw SQLExecutionError("table \"\(name)\" has more than one primary key")
                 }
                 columns.append(column)
             }
@@ -291,7 +291,7 @@ struct Parser {
             }
         }
         if column.autoincrement, !(column.primaryKey && column.typeName.uppercased() == "INTEGER") {
-            throw DAOError.execution("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY")
+            throw SQLExecutionError("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY")
         }
         return column
     }
@@ -374,7 +374,7 @@ struct Parser {
                 repeat { row.append(try parseExpression()) } while acceptSymbol(",")
                 try expectSymbol(")")
                 if let first = rows.first, first.count != row.count {
-                    throw DAOError.execution("all VALUES must have the same number of terms")
+                    throw SQLExecutionError("all VALUES must have the same number of terms")
                 }
                 rows.append(row)
             } while acceptSymbol(",")

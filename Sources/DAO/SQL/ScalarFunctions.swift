@@ -24,7 +24,7 @@ enum ScalarFunctions {
         case "max", "min": ok = count >= 1
         default: ok = true
         }
-        if !ok { throw DAOError.execution("wrong number of arguments to function \(name)()") }
+        if !ok { throw SQLExecutionError("wrong number of arguments to function \(name)()") }
     }
 
     static func call(_ name: String, _ args: [DAOValue]) throws -> DAOValue {
@@ -50,7 +50,7 @@ enum ScalarFunctions {
             switch args[0] {
             case .null: return .null
             case .integer(let i):
-                guard i != Int64.min else { throw DAOError.execution("integer overflow") }
+                guard i != Int64.min else { throw SQLExecutionError("integer overflow") }
                 return .integer(Swift.abs(i))
             default: return .real(Swift.abs(SQLValues.double(args[0])))
             }

@@ -76,7 +76,7 @@ struct TableDefinition: Sendable {
     }
 
     /// Builds a definition from CREATE TABLE.
-    /// - Throws: `DAOError.execution` for duplicate columns, unknown key columns.
+    /// - Throws: `SQLExecutionError` for duplicate columns, unknown key columns.
     init(_ statement: CreateTableStatement) throws {
         name = statement.name
         columns = []
@@ -89,7 +89,7 @@ struct TableDefinition: Sendable {
         var seen = Set<String>()
         for definition in statement.columns {
             guard seen.insert(definition.name.lowercased()).inserted else {
-                throw DAOError.execution("duplicate column name: \(definition.name)")
+                throw SQLExecutionError("duplicate column name: \(definition.name)")
             }
             columns.append(ColumnSchema(name: definition.name, typeName: definition.typeName,
                                         affinity: Affinity(declaredType: definition.typeName),
@@ -109,7 +109,7 @@ struct TableDefinition: Sendable {
         if let keyColumns {
             let positions = try keyColumns.map { column -> Int in
                 guard let position = columnIndex(column.name) else {
-                    throw DAOError.execution("no such column: \(column.name)")
+                    throw SQLExecutionError("no such column: \(column.name)")
                 }
                 return position
             }
@@ -117,7 +117,7 @@ struct TableDefinition: Sendable {
                !(statement.primaryKey == nil && statement.columns[positions[0]].primaryKeyDescending) {
                 rowidColumn = positions[0]
             } else {
-                if autoincrement { throw DAOError.execution("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY") }
+                if autoincrement { throw SQLExecutionError("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY") }
                 indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_pk", columns: positions,
                                            descending: keyColumns.map(\.descending), unique: true, isConstraint: true))
             }
@@ -128,7 +128,7 @@ struct TableDefinition: Sendable {
         }
         for (number, unique) in statement.uniques.enumerated() {
             let positions = try unique.map { column -> Int in
-                guard let position = columnIndex(column.name) else { throw DAOError.execution("no such column: \(column.name)") }
+                guard let position = columnIndex(column.name) else { throw SQLExecutionError("no such column: \(column.name)") }
                 return position
             }
             indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_c\(number)", columns: positions,
