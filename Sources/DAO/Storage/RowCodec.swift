@@ -1,3 +1,5 @@
+import LogStore
+
 /// The byte layout of rows and row keys (FORMAT.md "DAO tables").
 ///
 /// Key: the rowid as 8 bytes big-endian with the sign bit flipped, so keys sort like rowids.
@@ -174,25 +176,18 @@ enum RowCodec {
         return Int(count)
     }
 
+    /// LogStore's LEB128 varint (FORMAT.md "Varints"), the one implementation of the package.
+    @inline(__always)
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var v = value
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
+        Varint.append(value, to: &out)
     }
 
+    /// Reads a varint at `position` and moves past it; nil when it runs past the end or is
+    /// longer than 10 bytes.
+    @inline(__always)
     static func readVarint(_ bytes: UnsafeRawBufferPointer, _ position: inout Int) -> UInt64? {
-        var result: UInt64 = 0
-        var shift: UInt64 = 0
-        while position < bytes.count, shift < 64 {
-            let byte = bytes[position]
-            position += 1
-            result |= UInt64(byte & 0x7F) << shift
-            if byte & 0x80 == 0 { return result }
-            shift += 7
-        }
-        return nil
+        guard let base = bytes.baseAddress, let read = Varint.read(base, at: position, limit: bytes.count) else { return nil }
+        position = read.next
+        return read.value
     }
 }

@@ -1,9 +1,9 @@
 /// LEB128 unsigned varints: seven bits a byte, least significant group first, the high bit set
 /// on every byte but the last. 300 is `AC 02`. At most 10 bytes for a UInt64.
-enum Varint {
+package enum Varint {
     /// Bytes needed to encode `value`.
     @inline(__always)
-    static func size(_ value: UInt64) -> Int {
+    package static func size(_ value: UInt64) -> Int {
         // 1 + floor(bits / 7), with 0 taking one byte.
         let bits = 64 - value.leadingZeroBitCount
         return bits == 0 ? 1 : (bits + 6) / 7
@@ -11,7 +11,7 @@ enum Varint {
 
     /// Writes `value` at `pointer` and returns the bytes written.
     @inline(__always)
-    static func write(_ value: UInt64, to pointer: UnsafeMutableRawPointer) -> Int {
+    package static func write(_ value: UInt64, to pointer: UnsafeMutableRawPointer) -> Int {
         var v = value
         var i = 0
         while v >= 0x80 {
@@ -23,7 +23,7 @@ enum Varint {
         return i + 1
     }
 
-    static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+    package static func append(_ value: UInt64, to bytes: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
@@ -36,7 +36,7 @@ enum Varint {
     /// `limit` or is longer than 10 bytes (a corrupt encoding); otherwise the value and the
     /// offset just past it.
     @inline(__always)
-    static func read(_ base: UnsafeRawPointer, at offset: Int, limit: Int) -> (value: UInt64, next: Int)? {
+    package static func read(_ base: UnsafeRawPointer, at offset: Int, limit: Int) -> (value: UInt64, next: Int)? {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         var i = offset
