@@ -18,9 +18,18 @@ final class SQLiteOracle {
 
     enum OracleError: Error, Equatable { case sqlite(String) }
 
+    /// Whether a transaction is open (SQLite is not in autocommit mode).
+    var inTransaction: Bool { sqlite3_get_autocommit(db) == 0 }
+
     /// Runs one statement with positional arguments; returns its rows with SQLite's storage
     /// classes.
     func execute(_ sql: String, arguments: [DAOValue] = []) throws -> [[DAOValue]] {
+        try run(sql, arguments: arguments).rows
+    }
+
+    /// Runs one statement with positional arguments; returns everything `SQLDatabase.execute`
+    /// returns: column names, rows, changes and the last insert rowid.
+    func run(_ sql: String, arguments: [DAOValue] = []) throws -> SQLResult {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
             throw OracleError.sqlite(String(cString: sqlite3_errmsg(db)))
@@ -37,13 +46,16 @@ final class SQLiteOracle {
             case .blob(let v): _ = v.withUnsafeBytes { sqlite3_bind_blob(statement, slot, $0.baseAddress, Int32($0.count), transient) }
             }
         }
+        let before = sqlite3_total_changes(db)
+        let columnCount = sqlite3_column_count(statement)
+        let columns = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
         var rows: [[DAOValue]] = []
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
             guard step == SQLITE_ROW else { throw OracleError.sqlite(String(cString: sqlite3_errmsg(db))) }
             var row: [DAOValue] = []
-            for column in 0..<sqlite3_column_count(statement) {
+            for column in 0..<columnCount {
                 switch sqlite3_column_type(statement, column) {
                 case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(statement, column)))
                 case SQLITE_FLOAT: row.append(.real(sqlite3_column_double(statement, column)))
@@ -64,6 +76,8 @@ final class SQLiteOracle {
             }
             rows.append(row)
         }
-        return rows
+        let isQuery = columnCount > 0
+        return SQLResult(columns: columns, rows: rows, changes: isQuery ? 0 : Int(sqlite3_total_changes(db) - before),
+                         lastInsertRowId: sqlite3_last_insert_rowid(db), isQuery: isQuery)
     }
 }
