@@ -1,4 +1,5 @@
 import Foundation
+import LogStore
 import XCTest
 @testable import DAO
 
@@ -184,5 +185,21 @@ final class TypedDaoTests: XCTestCase {
             }
             XCTAssertEqual(try users.countOf(), 14)
         }
+    }
+
+    func testStoreDaoCreatesTheTableAndKeepsRecordsAcrossReopen() throws {
+        let directory = try temporaryDirectory()
+        var store = try LogStore(directory: directory)
+        var user = User(id: nil, name: "ann", color: 2, timestamp: 7)
+        try store.dao(for: User.self).create(&user)
+        XCTAssertEqual(user.id, 1)
+        XCTAssertEqual(try store.sql("SELECT name FROM \"User\""), [[.text("ann")]])
+        try store.close()
+        store = try LogStore(directory: directory)
+        defer { try? store.close() }
+        let users = try store.dao(for: User.self)
+        XCTAssertEqual(try users.queryForAll(), [user])
+        var duplicate = User(id: nil, name: "ann", color: 0, timestamp: 0)
+        XCTAssertThrowsError(try users.create(&duplicate), "the UNIQUE column survived the reopen")
     }
 }
