@@ -60,8 +60,28 @@ struct ExpressionGenerator {
 
     /// A boolean-ish expression for WHERE and HAVING.
     func condition(_ depth: Int, random: inout SeededRandom) -> String {
+        if random.chance(0.3) { return indexablePredicate(random: &random) }
         if random.chance(0.55) || depth <= 0 { return comparison(max(depth - 1, 0), random: &random) }
         return scalar(depth, random: &random)
+    }
+
+    /// A predicate of the shapes a planner serves from an index (column against literals:
+    /// equality, ranges, IN, prefix LIKE, IS NULL), sometimes two joined by AND or OR.
+    func indexablePredicate(random: inout SeededRandom) -> String {
+        func one() -> String {
+            let column = random.pick(columns)
+            let value = ValueGenerator.literal(random: &random)
+            switch random.int(0...7) {
+            case 0, 1: return "\(column) \(random.pick(["=", "==", "IS"])) \(value)"
+            case 2, 3: return "\(column) \(random.pick(["<", "<=", ">", ">="])) \(value)"
+            case 4: return "\(column) BETWEEN \(value) AND \(ValueGenerator.literal(random: &random))"
+            case 5: return "\(column) IN (\(value), \(ValueGenerator.literal(random: &random)))"
+            case 6: return "\(OpenFindings.avoid("F4") ? "CAST(\(column) AS TEXT)" : column) LIKE \(random.pick(["'a%'", "'1%'", "'A%'", "'é%'", "'%'"]))"
+            default: return "\(column) IS\(random.chance(0.5) ? " NOT" : "") NULL"
+            }
+        }
+        if random.chance(0.3) { return "(\(one()) \(random.pick(["AND", "OR"])) \(one()))" }
+        return one()
     }
 
     func comparison(_ depth: Int, random: inout SeededRandom) -> String {
