@@ -1,15 +1,48 @@
+import Foundation
 import LogStore
 
 extension SQLDatabase {
     // MARK: Loading
 
-    /// Reads the catalog and every table's rows, building rowid orders and indexes.
-    /// - Complexity: one sequential pass over the store's records, then a sort per index.
+    /// The key space registered under `name`, if any, read from the engine's `space/<name>`
+    /// record (FORMAT.md "The engine's key space") without registering it. O(1), where
+    /// `namedSpaces()` reads every key of the store.
+    func existingSpace(named name: String) throws -> LogStore.KeySpace? {
+        guard let value = try store.get(forKey: Array("space/\(name)".utf8), space: 0xFFFF_FFFF), value.count == 4 else { return nil }
+        return LogStore.KeySpace(value[0]) | LogStore.KeySpace(value[1]) << 8 | LogStore.KeySpace(value[2]) << 16 | LogStore.KeySpace(value[3]) << 24
+    }
+
+    /// Reads the catalog and every table's rows, building rowid orders and indexes, in one
+    /// sequential pass over the store's records.
     func loadCatalog() throws {
-        guard let space = try store.namedSpaces()["dao.catalog"] else { return }
+        guard let space = try existingSpace(named: "dao.catalog") else { return }
         catalogSpace = space
-        var bySpace: [LogStore.KeySpace: TableState] = [:]
-        for (key, value) in try store.entries(space: space) {
+        // One pass: catalog records, and rows of the library's key spaces (2^31 and up) by
+        // space; those of spaces no table owns are dropped afterwards.
+        var catalogRecords: [([UInt8], [UInt8])] = []
+        var bySpace: [LogStore.KeySpace: [StoredRow]] = [:]
+        var transformed: [(LogStore.KeySpace, [UInt8])] = []
+        try store.forEachRecord { record in
+            guard record.isLive, !record.isTombstone, record.space >= 0x8000_0000, record.space != 0xFFFF_FFFF else { return }
+            // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
+            // read through `get` after the pass.
+            if record.flags & 0x38 != 0 {
+                transformed.append((record.space, record.key))
+            } else if record.space == space {
+                catalogRecords.append((record.key, record.value))
+            } else if let rowid = RowCodec.rowid(key: record.key) {
+                bySpace[record.space, default: []].append(StoredRow(rowid: rowid, bytes: record.value))
+            }
+        }
+        for (recordSpace, key) in transformed {
+            guard let value = try store.get(forKey: key, space: recordSpace) else { continue }
+            if recordSpace == space {
+                catalogRecords.append((key, value))
+            } else if let rowid = RowCodec.rowid(key: key) {
+                bySpace[recordSpace, default: []].append(StoredRow(rowid: rowid, bytes: value))
+            }
+        }
+        for (key, value) in catalogRecords {
             let name = String(decoding: key, as: UTF8.self)
             let record = try CatalogCodec.decode(value, name: name)
             guard let createText = record.statements.first,
@@ -26,79 +59,53 @@ extension SQLDatabase {
             let table = TableState(definition: definition, space: record.space, spaceName: "")
             table.sequence = record.sequence
             tables[name] = table
-            bySpace[record.space] = table
+            var rows = bySpace.removeValue(forKey: record.space) ?? []
+            rows.sort { $0.rowid < $1.rowid }
+            try buildIndexes(table, rows)
+            table.rows = SortedChunks(sorted: rows)
         }
-        try loadRows(bySpace)
     }
 
-    /// Reads the rows of every table in one pass over the store's records (file order, live
-    /// records only) and builds each table's rowid order and indexes.
-    func loadRows(_ bySpace: [LogStore.KeySpace: TableState]) throws {
-        guard !bySpace.isEmpty else { return }
-        final class Loading {
-            var rows: [StoredRow] = []
-            var indexEntries: [[IndexEntry]]
-            let wanted: [Int]
-            init(_ table: TableState) {
-                indexEntries = Array(repeating: [], count: table.indexes.count)
-                wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
+    /// Fills the indexes of `table` from its rows, one index per thread (each decodes only its
+    /// own columns), as attach does for every table.
+    func buildIndexes(_ table: TableState, _ rows: [StoredRow]) throws {
+        let count = table.indexes.count
+        guard count > 0 else { return }
+        let schemas = table.indexes.map(\.schema)
+        let columnCount = table.definition.columns.count
+        let defaults = table.definition.columns.map { column in
+            column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+        }
+        let alias = table.definition.rowidColumn
+        var built = [[IndexEntry]](repeating: [], count: count)
+        var failures = [Int64?](repeating: nil, count: count)
+        built.withUnsafeMutableBufferPointer { builtBuffer in
+            failures.withUnsafeMutableBufferPointer { failureBuffer in
+                nonisolated(unsafe) let results = builtBuffer
+                nonisolated(unsafe) let failed = failureBuffer
+                DispatchQueue.concurrentPerform(iterations: count) { i in
+                    let schema = schemas[i]
+                    let wanted = Array(Set(schema.columns)).sorted()
+                    var entries: [IndexEntry] = []
+                    entries.reserveCapacity(rows.count)
+                    for row in rows {
+                        guard var values = row.bytes.withUnsafeBytes({ RowCodec.decode($0, columns: wanted) }) else {
+                            failed[i] = row.rowid
+                            return
+                        }
+                        if values.count < columnCount { values.append(contentsOf: defaults[values.count...]) }
+                        if let alias { values[alias] = .integer(row.rowid) }
+                        entries.append(IndexEntry(key: schema.columns.map { values[$0] }, rowid: row.rowid))
+                    }
+                    IndexBuilder.sort(&entries, descending: schema.descending)
+                    results[i] = entries
+                }
             }
         }
-        var loading: [LogStore.KeySpace: Loading] = [:]
-        for (space, table) in bySpace { loading[space] = Loading(table) }
-        // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
-        // read through `get` after the pass.
-        var transformed: [(LogStore.KeySpace, [UInt8])] = []
-        var failure: Error?
-        func add(_ table: TableState, _ state: Loading, rowid: Int64, bytes: [UInt8]) throws {
-            state.rows.append(StoredRow(rowid: rowid, bytes: bytes))
-            guard !table.indexes.isEmpty else { return }
-            try bytes.withUnsafeBytes { try addToIndexes(table, state, rowid: rowid, value: $0) }
+        if let rowid = failures.compactMap({ $0 }).first {
+            throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
         }
-        func addToIndexes(_ table: TableState, _ state: Loading, rowid: Int64, value: UnsafeRawBufferPointer) throws {
-            guard var values = RowCodec.decode(value, columns: state.wanted) else {
-                throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
-            }
-            complete(&values, table: table, rowid: rowid)
-            for i in table.indexes.indices {
-                state.indexEntries[i].append(IndexEntry(key: table.indexes[i].key(of: values), rowid: rowid))
-            }
-        }
-        try store.forEachRecord { record in
-            guard failure == nil, record.isLive, !record.isTombstone, let table = bySpace[record.space],
-                  let state = loading[record.space] else { return }
-            guard let rowid = RowCodec.rowid(key: record.key) else {
-                failure = StoreError.corrupt("DAO table \(table.name): row key of \(record.key.count) bytes")
-                return
-            }
-            if record.flags & 0x38 != 0 {
-                transformed.append((record.space, record.key))
-                return
-            }
-            do {
-                try add(table, state, rowid: rowid, bytes: record.value)
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
-        for (space, key) in transformed {
-            guard let table = bySpace[space], let state = loading[space], let rowid = RowCodec.rowid(key: key),
-                  let value = try store.get(forKey: key, space: space) else { continue }
-            try add(table, state, rowid: rowid, bytes: value)
-        }
-        for (space, table) in bySpace {
-            guard let state = loading[space] else { continue }
-            state.rows.sort { $0.rowid < $1.rowid }
-            table.rows = SortedChunks(sorted: state.rows)
-            state.rows = []
-            for i in table.indexes.indices {
-                let descending = table.indexes[i].schema.descending
-                IndexBuilder.sort(&state.indexEntries[i], descending: descending)
-                table.indexes[i].entries = SortedChunks(sorted: state.indexEntries[i])
-                state.indexEntries[i] = []
-            }
-        }
+        for i in 0..<count { table.indexes[i].entries = SortedChunks(sorted: built[i]) }
     }
 
     // MARK: DDL
@@ -139,10 +146,7 @@ extension SQLDatabase {
             space = try store.space(named: candidate)
             suffix += 1
         }
-        // A space left by an earlier table of this name may still hold rows written outside
-        // the catalog (never by this engine); clear it so the new table starts empty.
-        let leftovers = try store.keys(space: space)
-        if !leftovers.isEmpty { pendingClears.append((space: space, rowids: leftovers.compactMap(RowCodec.rowid(key:)))) }
+        // A dropped table's rows were deleted in the batch that dropped it: the space is empty.
         let table = TableState(definition: definition, space: space, spaceName: candidate)
         tables[key] = table
         changeSchema([key]) { [unowned self] in self.tables[key] = nil }

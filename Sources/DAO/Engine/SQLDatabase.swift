@@ -386,12 +386,22 @@ final class DatabaseRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var databases: [ObjectIdentifier: SQLDatabase] = [:]
 
+    /// Whether `store` was closed (any call then throws); an O(1) read of an absent key.
+    static func isClosed(_ store: LogStore) -> Bool {
+        do {
+            _ = try store.get(forKey: [0], space: 0xFFFF_FFFE)
+            return false
+        } catch {
+            return true
+        }
+    }
+
     func database(for store: LogStore, create: () throws -> SQLDatabase) throws -> SQLDatabase {
         lock.lock()
         defer { lock.unlock() }
         if let existing = databases[ObjectIdentifier(store)], existing.store === store { return existing }
         // Forget databases of closed stores (a closed store throws on any read).
-        for (key, database) in databases where (try? database.store.namedSpaces()) == nil { databases[key] = nil }
+        for (key, database) in databases where DatabaseRegistry.isClosed(database.store) { databases[key] = nil }
         let database = try create()
         databases[ObjectIdentifier(store)] = database
         return database
