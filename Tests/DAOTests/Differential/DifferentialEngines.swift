@@ -20,8 +20,9 @@ enum Outcome {
 /// A SQL engine under differential test.
 protocol DifferentialEngine: AnyObject {
     var name: String { get }
-    /// Runs `sql`; `isQuery` says whether rows (rather than changes) are the answer.
-    func run(_ sql: String, isQuery: Bool) -> Outcome
+    /// Runs `sql` with `:p1`, `:p2`, ... bound to `arguments`; `isQuery` says whether rows
+    /// (rather than changes) are the answer.
+    func run(_ sql: String, arguments: [DAOValue], isQuery: Bool) -> Outcome
     /// Releases the engine's files.
     func close()
 }
@@ -39,9 +40,11 @@ final class SQLiteDifferentialEngine: DifferentialEngine {
         if reverseUnordered { _ = try oracle.execute("PRAGMA reverse_unordered_selects = ON") }
     }
 
-    func run(_ sql: String, isQuery: Bool) -> Outcome {
+    func run(_ sql: String, arguments: [DAOValue], isQuery: Bool) -> Outcome {
         do {
-            let rows = try oracle.execute(sql)
+            // The oracle binds by position: `:pN` becomes SQLite's numbered `?N` (no generated
+            // literal contains ":p"), so a parameter generated but not used shifts nothing.
+            let rows = try oracle.execute(sql.replacingOccurrences(of: ":p", with: "?"), arguments: arguments)
             if isQuery { return .rows(rows) }
             let meta = try oracle.execute("SELECT changes(), last_insert_rowid()")
             guard case .integer(let changes) = meta[0][0], case .integer(let rowid) = meta[0][1] else { return .failed("changes() not integer") }
@@ -77,9 +80,10 @@ final class ProductDifferentialEngine: DifferentialEngine {
         }
     }
 
-    func run(_ sql: String, isQuery: Bool) -> Outcome {
+    func run(_ sql: String, arguments: [DAOValue], isQuery: Bool) -> Outcome {
         do {
-            let result = try database.execute(sql)
+            let named = Dictionary(uniqueKeysWithValues: arguments.enumerated().map { ("p\($0.offset + 1)", $0.element) })
+            let result = arguments.isEmpty ? try database.execute(sql) : try database.execute(sql, named: named)
             return isQuery ? .rows(result.rows) : .wrote(changes: result.changes, lastInsertRowId: result.lastInsertRowId)
         } catch {
             return .failed("\(error)")
@@ -119,4 +123,9 @@ enum Canonical {
         case .blob(let b): return "x'" + b.map { String(format: "%02x", $0) }.joined() + "'"
         }
     }
+}
+
+extension DifferentialEngine {
+    /// Runs a statement without parameters.
+    func run(_ sql: String, isQuery: Bool) -> Outcome { run(sql, arguments: [], isQuery: isQuery) }
 }

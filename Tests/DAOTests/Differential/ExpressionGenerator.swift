@@ -1,6 +1,14 @@
 /// Random expressions of the subset over one table's columns.
 struct ExpressionGenerator {
     var columns: [String]
+    /// Where literals that become `:name` parameters go (nil: never use parameters).
+    var parameters: ParameterBag? = nil
+
+    /// `literal` as written, or sometimes as a named parameter bound to its value.
+    func maybeParameter(_ literal: String, random: inout SeededRandom, chance: Double) -> String {
+        guard let parameters, random.chance(chance) else { return literal }
+        return parameters.add(literal: literal)
+    }
 
     /// A scalar expression (no aggregates) at most `depth` levels deep.
     func scalar(_ depth: Int, random: inout SeededRandom) -> String {
@@ -70,7 +78,7 @@ struct ExpressionGenerator {
     func indexablePredicate(random: inout SeededRandom) -> String {
         func one() -> String {
             let column = random.pick(columns)
-            let value = ValueGenerator.literal(random: &random)
+            let value = maybeParameter(ValueGenerator.literal(random: &random), random: &random, chance: 0.3)
             switch random.int(0...7) {
             case 0, 1: return "\(column) \(random.pick(["=", "==", "IS"])) \(value)"
             case 2, 3: return "\(column) \(random.pick(["<", "<=", ">", ">="])) \(value)"
@@ -110,7 +118,7 @@ struct ExpressionGenerator {
     }
 
     func leaf(random: inout SeededRandom) -> String {
-        random.chance(0.6) ? random.pick(columns) : ValueGenerator.literal(random: &random)
+        random.chance(0.6) ? random.pick(columns) : maybeParameter(ValueGenerator.literal(random: &random), random: &random, chance: 0.1)
     }
 
     func leafOrLiteral(random: inout SeededRandom) -> String {

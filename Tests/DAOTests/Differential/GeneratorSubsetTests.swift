@@ -17,7 +17,7 @@ final class GeneratorSubsetTests: XCTestCase {
                 if case .failed(let message) = sqlite.run(sql, isQuery: false) { XCTFail("\(sql): \(message)") }
             }
             for step in testCase.steps {
-                let outcome = sqlite.run(step.sql, isQuery: step.comparison != .write)
+                let outcome = sqlite.run(step.sql, arguments: step.arguments, isQuery: step.comparison != .write)
                 switch outcome {
                 case .failed(let message):
                     XCTAssertTrue(Self.dataErrors.contains { message.contains($0) }, "seed \(seed): \(step.sql): \(message)")

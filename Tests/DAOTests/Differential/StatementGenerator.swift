@@ -1,3 +1,5 @@
+import DAO
+
 /// How a statement's results are compared between the engines.
 enum Comparison: Equatable {
     /// Not a query: compare changes, last insert rowid and every table's rows afterwards.
@@ -16,13 +18,25 @@ enum Comparison: Equatable {
 struct GeneratedStatement {
     var sql: String
     var comparison: Comparison
+    /// Values of the statement's `:p1`, `:p2`, ... parameters, in order.
+    var arguments: [DAOValue] = []
 }
 
 /// Random statements of the subset over generated tables.
 struct StatementGenerator {
     var tables: [GeneratedTable]
+    /// The parameters of the statement being generated.
+    var parameters: ParameterBag? = nil
 
+    /// The next statement, its parameters bound.
     func next(random: inout SeededRandom) -> GeneratedStatement {
+        let parameters = ParameterBag()
+        var statement = StatementGenerator(tables: tables, parameters: parameters).unbound(random: &random)
+        statement.arguments = parameters.values
+        return statement
+    }
+
+    private func unbound(random: inout SeededRandom) -> GeneratedStatement {
         switch random.int(0...99) {
         case 0..<55: return select(random: &random)
         case 55..<72: return insert(random: &random)
@@ -35,7 +49,7 @@ struct StatementGenerator {
     }
 
     private func expressions(for table: GeneratedTable) -> ExpressionGenerator {
-        ExpressionGenerator(columns: table.columns.map(\.name))
+        ExpressionGenerator(columns: table.columns.map(\.name), parameters: parameters)
     }
 
     func selectWithoutFrom(random: inout SeededRandom) -> String {

@@ -1,3 +1,6 @@
+import DAO
+import Foundation
+
 /// SQL literals of every storage class, weighted towards the values where engines disagree.
 enum ValueGenerator {
     /// F13: an integer and a real near 2^63 compare exactly; until fixed, no Int64.max.
@@ -52,5 +55,36 @@ enum ValueGenerator {
     /// A GLOB pattern.
     static func globPattern(random: inout SeededRandom) -> String {
         random.pick(["'a*'", "'*b*'", "'?'", "'*'", "'1*'", "'[a-c]*'", "'A?c'", "'[^a]*'"])
+    }
+
+    /// The value a literal of these lists spells (what binding it as a parameter passes).
+    static func value(ofLiteral literal: String) -> DAOValue {
+        if literal == "NULL" { return .null }
+        if literal.hasPrefix("x'") {
+            let hex = Array(literal.dropFirst(2).dropLast().utf8)
+            var bytes: [UInt8] = []
+            var index = 0
+            while index + 1 < hex.count {
+                bytes.append(UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) ?? 0)
+                index += 2
+            }
+            return .blob(bytes)
+        }
+        if literal.hasPrefix("'") {
+            return .text(String(literal.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'"))
+        }
+        if let integer = Int64(literal) { return .integer(integer) }
+        return .real(Double(literal) ?? 0)
+    }
+}
+
+/// The parameters of one generated statement: `:p1`, `:p2`, ... in order of first appearance.
+final class ParameterBag {
+    private(set) var values: [DAOValue] = []
+
+    /// A new parameter bound to `literal`'s value; returns its `:name`.
+    func add(literal: String) -> String {
+        values.append(ValueGenerator.value(ofLiteral: literal))
+        return ":p\(values.count)"
     }
 }
