@@ -160,4 +160,11 @@ final class DifferentialRegressionTests: XCTestCase {
             "UPDATE t SET c = ((11 <> '') OR abs(c))",
         ])
     }
+
+    func testF18InvalidUTF8SurvivesTextOperations() throws {
+        try assertAgree("F18", schema: ["CREATE TABLE t (b BLOB, c TEXT)"], [
+            "INSERT INTO t VALUES (x'ff00', 'ABC')",
+            "SELECT CAST((b || c) AS BLOB), CAST(CAST(b AS TEXT) AS BLOB), length(CAST(b AS TEXT) || c) FROM t",
+        ])
+    }
 }
