@@ -33,7 +33,21 @@ struct StatementGenerator {
         let parameters = ParameterBag()
         var statement = StatementGenerator(tables: tables, parameters: parameters).unbound(random: &random)
         statement.arguments = parameters.values
+        if random.chance(0.08) { statement.sql = Self.lowercasedOutsideLiterals(statement.sql) }
+        if random.chance(0.05) { statement.sql += random.pick([" -- trailing comment", " /* block */", "\n-- next line"]) }
         return statement
+    }
+
+    /// `sql` with every letter outside string literals in lower case (keywords, functions and
+    /// names are case-insensitive; literals keep their case). Parameters keep their names.
+    static func lowercasedOutsideLiterals(_ sql: String) -> String {
+        var out = ""
+        var inLiteral = false
+        for character in sql {
+            if character == "'" { inLiteral.toggle() }
+            out.append(inLiteral ? character : Character(character.lowercased()))
+        }
+        return out
     }
 
     private func unbound(random: inout SeededRandom) -> GeneratedStatement {
@@ -106,7 +120,9 @@ struct StatementGenerator {
                     }
                 }
             }
-            if !sql.hasSuffix("*") { sql += items.joined(separator: ", ") }
+            if !sql.hasSuffix("*") {
+                sql += items.enumerated().map { random.chance(0.15) ? "\($0.element) AS a\($0.offset)" : $0.element }.joined(separator: ", ")
+            }
             sql += " FROM \(table.name)"
             if random.chance(0.7) { sql += " WHERE \(e.condition(3, random: &random))" }
         }
@@ -119,9 +135,15 @@ struct StatementGenerator {
         }
         var limited = false
         if random.chance(0.3) {
-            limited = true
-            sql += " LIMIT \(random.int(0...6))"
-            if random.chance(0.5) { sql += " OFFSET \(random.int(0...4))" }
+            // A negative LIMIT means none; a negative OFFSET counts as 0.
+            let limit = random.chance(0.1) ? -1 : random.int(0...6)
+            limited = limit >= 0
+            sql += " LIMIT \(limit)"
+            if random.chance(0.5) {
+                let offset = random.chance(0.1) ? -2 : random.int(0...4)
+                limited = limited || offset > 0
+                sql += " OFFSET \(offset)"
+            }
         }
         let comparison: Comparison
         if !keys.isEmpty {

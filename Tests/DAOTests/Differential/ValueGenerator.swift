@@ -31,6 +31,10 @@ enum ValueGenerator {
         case 3, 4: return random.pick(reals)
         case 5, 6, 7: return random.pick(texts)
         case 8: return random.pick(blobs)
+        case 9 where random.chance(0.3):
+            // Other spellings of numbers: a point with no digits on one side, an exponent, an
+            // integer too large for 64 bits (a real).
+            return random.pick(["1.", ".5", "1E5", "99999999999999999999", "1e-2", "007", "-.25"])
         default: return String(random.int(-5...20))
         }
     }
