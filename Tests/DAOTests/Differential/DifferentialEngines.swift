@@ -25,6 +25,9 @@ protocol DifferentialEngine: AnyObject {
     func run(_ sql: String, arguments: [DAOValue], isQuery: Bool) -> Outcome
     /// Releases the engine's files.
     func close()
+    /// Closes and opens the database again, keeping its files; false when the engine cannot
+    /// (SQLite in memory).
+    func reopen() throws -> Bool
 }
 
 /// SQLite in memory. With `reverseUnordered`, SQLite returns unordered results in reverse
@@ -57,13 +60,15 @@ final class SQLiteDifferentialEngine: DifferentialEngine {
     }
 
     func close() {}
+
+    func reopen() throws -> Bool { false }
 }
 
 /// The product's SQLDatabase on a fresh LogStore in a temporary directory.
 final class ProductDifferentialEngine: DifferentialEngine {
     let name = "SQLDatabase"
-    private let store: LogStore
-    private let database: SQLDatabase
+    private var store: LogStore
+    private var database: SQLDatabase
     private let directory: URL
 
     /// Nil while the SQL engine is the interface stub.
@@ -93,6 +98,13 @@ final class ProductDifferentialEngine: DifferentialEngine {
     func close() {
         try? store.close()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    func reopen() throws -> Bool {
+        try store.close()
+        store = try LogStore(directory: directory)
+        database = try SQLDatabase.attached(to: store)
+        return true
     }
 }
 

@@ -134,6 +134,21 @@ struct DifferentialRunner {
             }
             history.append(shown)
         }
+        // What was committed survives a reopen of the candidate's store.
+        if steps == nil {
+            let commit = "COMMIT"
+            _ = reference.run(commit, isQuery: false)
+            _ = candidate.run(commit, isQuery: false)
+            if try candidate.reopen() {
+                for table in tables {
+                    let sql = "SELECT * FROM \(table)"
+                    let r = reference.run(sql, isQuery: true), c = candidate.run(sql, isQuery: true)
+                    if let reason = ResultComparator.difference(r, c, .multiset, sql: sql) {
+                        return disagreement("-- (COMMIT, then the store closed and opened again) \(sql)", r, c, "table \(table) after reopening: \(reason)")
+                    }
+                }
+            }
+        }
         return nil
     }
 
