@@ -96,4 +96,39 @@ final class FindingsRegressionTests: XCTestCase {
         d.run(["CREATE INDEX tc ON t (c)"])
         d.check("SELECT count(*) FROM t WHERE c = 9223372036854775807")
     }
+
+    func testF14ReplaceWithEmptyPatternTurnsABlobIntoText() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c FLOAT, d)", "INSERT INTO t VALUES (x'', NULL), (x'61', 'z')"])
+        d.check("SELECT typeof(replace(c, c, d)), replace(c, '', d), typeof(replace(c, '', 'x')), typeof(replace(x'61', '', NULL)) FROM t")
+    }
+
+    func testF15IndexIsNotUsedWhenTheComparisonConvertsTheColumn() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t1 (c0, c1 TEXT, c2)", "CREATE INDEX t1_i0 ON t1 (c1)", "CREATE INDEX t1_i2 ON t1 (c2)",
+               "INSERT INTO t1 VALUES (1, '0', '5'), (2, '0', 5)"])
+        d.check("SELECT c0 FROM t1 WHERE CAST(0 AS REAL) = c1")
+        d.check("SELECT c0 FROM t1 WHERE c1 BETWEEN CAST(0 AS INTEGER) AND 1")
+        d.check("SELECT c0 FROM t1 WHERE c2 = CAST(5 AS INTEGER) ORDER BY c0")
+        d.check("SELECT c0 FROM t1 WHERE c2 = 5")
+        d.check("SELECT c0 FROM t1 WHERE c1 = 0")
+    }
+
+    func testF17OrInAValueEvaluatesItsRightOperand() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c INTEGER)", "INSERT INTO t VALUES (-9223372036854775808)"])
+        d.check("SELECT 1 OR abs(c) FROM t")
+        d.check("SELECT 0 AND abs(c) FROM t")
+        d.check("SELECT count(*) FROM t WHERE 1 OR abs(c)")
+        d.check("SELECT CASE WHEN 1 OR abs(c) THEN 'y' END FROM t")
+        d.check("UPDATE t SET c = ((11 <> '') OR abs(c))")
+        d.check("SELECT c FROM t")
+    }
+
+    func testF16TextToRealConversionMatchesSQLitesRounding() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c DATE, d TEXT)", "INSERT INTO t VALUES ('5.88235294117647e-302', '5.88235294117647e-302')"])
+        d.check("SELECT c, CAST(d AS REAL), d + 0, 5.88235294117647e-302, 1e308 * 10, '1e400' + 0, 0.1, 123456789012345678901234567890.5, '.5e-3' + 0, 1.7976931348623157e308")
+        d.check("SELECT 4.9406564584124654e-324, 2.2250738585072014e-308, 9007199254740993.0, 0.30000000000000004, 1e22, 1e23, 1e-22")
+    }
 }

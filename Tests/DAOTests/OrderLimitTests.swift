@@ -36,4 +36,26 @@ final class OrderLimitTests: XCTestCase {
         XCTAssertEqual(result.columns, ["Alpha", "Bee", "alpha + 1", "rowid", "Alpha", "b"])
         XCTAssertTrue(result.isQuery)
     }
+
+    func testColumnNamesAsSQLiteGivesThem() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try db.execute("CREATE TABLE t (Id INTEGER PRIMARY KEY, b)")
+        try db.execute("INSERT INTO t VALUES (1, 2)")
+        let result = try db.execute("SELECT rowid, oid, t.b, B, count(*), (b), b AS 'x y', * FROM t")
+        XCTAssertEqual(result.columns, ["Id", "Id", "b", "b", "count(*)", "b", "x y", "Id", "b"])
+        XCTAssertEqual(try db.execute("SELECT 1 AS a, 2 a2, max(b) FROM t").columns, ["a", "a2", "max(b)"])
+    }
+}
+
+/// Extreme LIMIT and OFFSET values.
+final class LimitEdgeTests: XCTestCase {
+    func testHugeLimitAndOffset() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (v)", "INSERT INTO t VALUES (1), (2), (3)"])
+        d.check("SELECT v FROM t ORDER BY rowid LIMIT 9223372036854775807")
+        d.check("SELECT v FROM t ORDER BY rowid LIMIT 9223372036854775807 OFFSET 9223372036854775807")
+        d.check("SELECT v FROM t LIMIT 2 OFFSET 9223372036854775807")
+        d.check("SELECT v FROM t ORDER BY v DESC LIMIT -9223372036854775808 OFFSET 1")
+    }
 }

@@ -66,7 +66,9 @@ struct Planner {
                 }
                 guard case .slot(let slot, let affinity) = column, let raw = try constant(other) else { continue }
                 if case .null = raw { continue }
-                let value = SQLValues.apply(SQLValues.comparisonAffinity(affinity, other.affinity), to: raw)
+                let comparison = SQLValues.comparisonAffinity(affinity, other.affinity)
+                guard Planner.indexOrderHolds(column: affinity, comparison: comparison) else { continue }
+                let value = SQLValues.apply(comparison, to: raw)
                 switch operation {
                 case .equal, .isOp: found.append((slot, .equal([value])))
                 case .less: found.append((slot, .upper(value, inclusive: false)))
@@ -85,7 +87,9 @@ struct Planner {
                 }
                 if usable { found.append((slot, .equal(values))) }
             case .between(.slot(let slot, let affinity), let low, let high, negated: false):
-                if let l = try constant(low), let h = try constant(high) {
+                if let l = try constant(low), let h = try constant(high),
+                   Planner.indexOrderHolds(column: affinity, comparison: SQLValues.comparisonAffinity(affinity, low.affinity)),
+                   Planner.indexOrderHolds(column: affinity, comparison: SQLValues.comparisonAffinity(affinity, high.affinity)) {
                     if case .null = l {} else {
                         found.append((slot, .lower(SQLValues.apply(SQLValues.comparisonAffinity(affinity, low.affinity), to: l), inclusive: true)))
                     }
@@ -104,6 +108,17 @@ struct Planner {
         return found
     }
 
+    /// Whether comparing the column under `comparison` affinity leaves its stored values as they
+    /// are, so the index order (of stored values) is the comparison's order. A TEXT column
+    /// compared numerically, or a typeless one converted at all, is not served by its index.
+    static func indexOrderHolds(column: Affinity, comparison: Affinity?) -> Bool {
+        switch comparison {
+        case .none: return true
+        case .text?: return column == .text
+        default: return column.isNumeric
+        }
+    }
+
     private func isRowidSlot(_ slot: Int) -> Bool { slot == -1 || slot == table.definition.rowidColumn }
 
     /// The access path, and whether it already yields rows in ORDER BY order.
@@ -119,7 +134,7 @@ struct Planner {
                     if case .integer(let i) = value { ids.append(i) }
                     else if case .real(let r) = value, let i = SQLValues.exactInteger(r) { ids.append(i) }
                 }
-                let sorted = Array(Set(ids)).sorted()
+                let sorted = ids.count <= 1 ? ids : Array(Set(ids)).sorted()
                 let wantsReverse = orderBy.map { $0.count == 1 && isRowidSlot($0[0].slot) && $0[0].descending } ?? false
                 let ordered = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
                 return (.rowids(wantsReverse ? sorted.reversed() : sorted), ordered && sorted.count <= 1 || ordered)
@@ -288,30 +303,32 @@ struct Planner {
 }
 
 extension SQLDatabase {
-    /// Calls `body` with each rowid of `path` (stopping when it returns false).
-    func scan(_ table: TableState, _ path: AccessPath, _ body: (Int64) throws -> Bool) throws {
+    /// Calls `body` with each rowid of `path` (stopping when it returns false), and the row's
+    /// bytes when the path walks the rows themselves.
+    func scan(_ table: TableState, _ path: AccessPath, _ body: (Int64, [UInt8]?) throws -> Bool) throws {
         switch path {
         case .fullScan(let reverse):
-            // Snapshot of the order: the body may change the table (UPDATE, DELETE collect first).
+            // A snapshot of the rows: the body may not change the table (UPDATE and DELETE
+            // collect their rows first).
             if reverse {
-                for chunk in table.rows.chunks.reversed() { for row in chunk.reversed() { if try !body(row.rowid) { return } } }
+                for chunk in table.rows.chunks.reversed() { for row in chunk.reversed() { if try !body(row.rowid, row.bytes) { return } } }
             } else {
-                for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid) { return } } }
+                for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid, row.bytes) { return } } }
             }
         case .rowids(let ids):
-            for rowid in ids where table.contains(rowid: rowid) { if try !body(rowid) { return } }
+            for rowid in ids where table.contains(rowid: rowid) { if try !body(rowid, nil) { return } }
         case .rowidRange(let lower, let upper, let reverse):
             guard lower <= upper else { return }
             if reverse {
                 var position = table.rows.lowerBound { $0.rowid <= upper }
-                while let previous = table.rows.previous(position), let rowid = table.rows.element(at: previous)?.rowid, rowid >= lower {
-                    if try !body(rowid) { return }
+                while let previous = table.rows.previous(position), let row = table.rows.element(at: previous), row.rowid >= lower {
+                    if try !body(row.rowid, row.bytes) { return }
                     position = previous
                 }
             } else {
                 var position = table.rows.lowerBound { $0.rowid < lower }
-                while let rowid = table.rows.element(at: position)?.rowid, rowid <= upper {
-                    if try !body(rowid) { return }
+                while let row = table.rows.element(at: position), row.rowid <= upper {
+                    if try !body(row.rowid, row.bytes) { return }
                     position = table.rows.next(position)
                 }
             }
@@ -337,13 +354,13 @@ extension SQLDatabase {
                     while position != start, let previous = index.entries.previous(position) {
                         if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
                         guard let entry = index.entries.element(at: previous) else { break }
-                        if try !body(entry.rowid) { return }
+                        if try !body(entry.rowid, nil) { return }
                         position = previous
                     }
                 } else {
                     var position = start
                     while position != end, let entry = index.entries.element(at: position) {
-                        if try !body(entry.rowid) { return }
+                        if try !body(entry.rowid, nil) { return }
                         position = index.entries.next(position)
                     }
                 }

@@ -1,8 +1,14 @@
 /// An INSERT resolved against the schema.
-struct CompiledInsert {
-    var table: TableState
-    var targets: [Int]
-    var values: [[Expr]]?
+final class CompiledInsert {
+    let table: TableState
+    let targets: [Int]
+    let values: [[Expr]]?
+
+    init(table: TableState, targets: [Int], values: [[Expr]]?) {
+        self.table = table
+        self.targets = targets
+        self.values = values
+    }
 }
 
 extension SQLDatabase {
@@ -215,11 +221,11 @@ extension SQLDatabase {
         let (path, _) = try Planner(table: table, context: context).choose(where: whereClause, orderBy: nil)
         lastPlan = path.description
         var matches: [(Int64, [DAOValue])] = []
-        try scan(table, path) { rowid in
-            guard let row = try row(table, rowid) else { return true }
+        try scan(table, path) { rowid, known in
+            guard let row = try row(table, rowid, known: known) else { return true }
             context.row = row
             context.rowid = rowid
-            if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+            if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
             matches.append((rowid, row))
             return true
         }

@@ -81,19 +81,34 @@ struct Accumulator {
     }
 }
 
-/// A SELECT resolved against the schema: what does not depend on the arguments.
-struct CompiledSelect {
-    var table: TableState?
-    var names: [String]
-    var outputs: [Expr]
-    var whereClause: Expr?
-    var groupBy: [Expr]
-    var having: Expr?
-    var orderBy: [(expr: Expr, descending: Bool, output: Int?)]
-    var aggregates: [AggregateCall]
-    var isAggregate: Bool
+/// A SELECT resolved against the schema: what does not depend on the arguments. A class, so
+/// that running a cached one copies nothing.
+final class CompiledSelect {
+    let table: TableState?
+    let names: [String]
+    let outputs: [Expr]
+    let whereClause: Expr?
+    let groupBy: [Expr]
+    let having: Expr?
+    let orderBy: [(expr: Expr, descending: Bool, output: Int?)]
+    let aggregates: [AggregateCall]
+    let isAggregate: Bool
     /// Column positions the query reads (nil: all of them).
-    var columns: [Int]?
+    let columns: [Int]?
+
+    init(table: TableState?, names: [String], outputs: [Expr], whereClause: Expr?, groupBy: [Expr], having: Expr?,
+         orderBy: [(expr: Expr, descending: Bool, output: Int?)], aggregates: [AggregateCall], isAggregate: Bool, columns: [Int]?) {
+        self.table = table
+        self.names = names
+        self.outputs = outputs
+        self.whereClause = whereClause
+        self.groupBy = groupBy
+        self.having = having
+        self.orderBy = orderBy
+        self.aggregates = aggregates
+        self.isAggregate = isAggregate
+        self.columns = columns
+    }
 }
 
 /// The compiled form of one parsed statement, valid while the schema version is unchanged.
@@ -149,6 +164,9 @@ extension SQLDatabase {
                     names.append(alias)
                 } else if case .column(_, let name) = expr, let table, let index = table.definition.columnIndex(name) {
                     names.append(table.definition.columns[index].name)
+                } else if case .column(_, let name) = expr, let table, Resolver.rowidNames.contains(name.lowercased()),
+                          let alias = table.definition.rowidColumn {
+                    names.append(table.definition.columns[alias].name)
                 } else if case .column(_, let name) = expr {
                     names.append(name)
                 } else {
@@ -244,7 +262,7 @@ extension SQLDatabase {
         var rows: [[DAOValue]] = []
         var sortKeys: [[DAOValue]] = []
         var seen = Set<ValueKey>()
-        let earlyStop: Int64? = (ordered && !isAggregate && wanted != nil) ? wanted! + offset : nil
+        let earlyStop: Int64? = (ordered && !isAggregate) ? wanted.map { $0.addingReportingOverflow(offset).overflow ? Int64.max : $0 + offset } : nil
 
         func emit() throws -> Bool {
             var output = [DAOValue]()
@@ -293,15 +311,14 @@ extension SQLDatabase {
                 }
             }
             if let table {
-                try scan(table, path) { rowid in
-                    guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
-                    context.row = row
+                try scan(table, path) { rowid, known in
+                    guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
                     context.rowid = rowid
-                    if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+                    if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                     try accumulate()
                     return true
                 }
-            } else if try whereClause.map({ SQLValues.truth(try Evaluator.evaluate($0, context)) == true }) ?? true {
+            } else if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
                 try accumulate()
             }
             if groups.isEmpty && groupBy.isEmpty {
@@ -316,19 +333,18 @@ extension SQLDatabase {
                 context.row = groups[g].row
                 context.rowid = groups[g].rowid
                 context.aggregates = try groups[g].accumulators.map { try $0.result() }
-                if let having, SQLValues.truth(try Evaluator.evaluate(having, context)) != true { continue }
+                if let having, try Evaluator.condition(having, context) != true { continue }
                 _ = try emit()
             }
         } else if let table {
-            try scan(table, path) { rowid in
-                guard let row = try row(table, rowid, columns: compiled.columns) else { return true }
-                context.row = row
+            try scan(table, path) { rowid, known in
+                guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
                 context.rowid = rowid
-                if let whereClause, SQLValues.truth(try Evaluator.evaluate(whereClause, context)) != true { return true }
+                if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                 return try emit()
             }
         } else {
-            if try whereClause.map({ SQLValues.truth(try Evaluator.evaluate($0, context)) == true }) ?? true {
+            if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
                 _ = try emit()
             }
         }
@@ -347,7 +363,7 @@ extension SQLDatabase {
         }
         if offset > 0 || wanted != nil {
             let start = Int(min(offset, Int64(rows.count)))
-            let end = wanted.map { Int(min(Int64(start) + $0, Int64(rows.count))) } ?? rows.count
+            let end = wanted.map { $0 >= Int64(rows.count - start) ? rows.count : start + Int($0) } ?? rows.count
             rows = Array(rows[start..<end])
         }
         return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)

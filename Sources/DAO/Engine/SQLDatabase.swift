@@ -137,6 +137,13 @@ public final class SQLDatabase: @unchecked Sendable {
         defer { condition.unlock() }
         let me = pthread_self()
         while let owner = transactionOwner, pthread_equal(owner, me) == 0 { condition.wait() }
+        // Tables answer from memory; a closed store must still refuse, as every handle does.
+        if DatabaseRegistry.isClosed(store) {
+            explicitTransaction = false
+            transactionOwner = nil
+            condition.broadcast()
+            throw StoreError.closed
+        }
         let result = try body()
         if explicitTransaction {
             transactionOwner = me
@@ -224,6 +231,10 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
+        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty {
+            undoLog.removeAll(keepingCapacity: true)
+            return
+        }
         var batch = LogStore.WriteBatch()
         for clear in pendingClears {
             for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
@@ -275,9 +286,10 @@ public final class SQLDatabase: @unchecked Sendable {
     /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded;
     /// nil if absent. With `columns` (sorted positions), only those are decoded; the others
     /// read as NULL.
-    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
+    /// `known` is the row's bytes when the caller already holds them (a scan in rowid order).
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil, known: [UInt8]? = nil) throws -> [DAOValue]? {
         rowsVisited += 1
-        guard let bytes = table.bytes(of: rowid) else { return nil }
+        guard let bytes = known ?? table.bytes(of: rowid) else { return nil }
         if let columns, columns.isEmpty {
             var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
@@ -291,6 +303,29 @@ public final class SQLDatabase: @unchecked Sendable {
         }
         complete(&values, table: table, rowid: rowid)
         return values
+    }
+
+    /// Decodes row `rowid` into `values` in place (one slot per column; columns not asked for
+    /// are left as they are, NULL when the caller started from NULLs). False when absent.
+    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, known: [UInt8]?, into values: inout [DAOValue]) throws -> Bool {
+        rowsVisited += 1
+        guard let bytes = known ?? table.bytes(of: rowid) else { return false }
+        if values.count != table.definition.columns.count {
+            values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+        }
+        if columns?.isEmpty != true {
+            let stored = bytes.withUnsafeBytes { RowCodec.decode($0, columns: columns, into: &values) }
+            guard let stored else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
+            if stored < values.count {
+                // Columns added after the row was written read as their defaults.
+                let definitions = table.definition.columns
+                for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
+                    values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+                }
+            }
+        }
+        if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+        return true
     }
 
     /// Fills the rowid alias and the columns added after the row was written (their defaults).

@@ -42,9 +42,11 @@ enum Evaluator {
                 if l == nil || r == nil { return .null }
                 return .integer(1)
             case .or:
+                // As a value, SQLite evaluates both operands of OR (an error on the right
+                // surfaces even when the left is true); as a condition it short-circuits.
                 let l = SQLValues.truth(try evaluate(left, context))
-                if l == true { return .integer(1) }
                 let r = SQLValues.truth(try evaluate(right, context))
+                if l == true { return .integer(1) }
                 if r == true { return .integer(1) }
                 if l == nil || r == nil { return .null }
                 return .integer(0)
@@ -129,7 +131,7 @@ enum Evaluator {
                     }
                 }
             } else {
-                for (condition, result) in whens where SQLValues.truth(try evaluate(condition, context)) == true {
+                for (when, result) in whens where try Evaluator.condition(when, context) == true {
                     return try evaluate(result, context)
                 }
             }
@@ -138,6 +140,29 @@ enum Evaluator {
             return SQLValues.cast(try evaluate(inner, context), to: typeName)
         case .function(let name, let args, _, _):
             return try ScalarFunctions.call(name, args.map { try evaluate($0, context) })
+        }
+    }
+
+    /// The truth of a condition (WHERE, HAVING, CASE WHEN): AND, OR and NOT short-circuit, as
+    /// SQLite's jumps do; nil is unknown.
+    static func condition(_ expr: Expr, _ context: RowContext) throws -> Bool? {
+        switch expr {
+        case .binary(.and, let left, let right):
+            let l = try condition(left, context)
+            if l == false { return false }
+            let r = try condition(right, context)
+            if r == false { return false }
+            return (l == nil || r == nil) ? nil : true
+        case .binary(.or, let left, let right):
+            let l = try condition(left, context)
+            if l == true { return true }
+            let r = try condition(right, context)
+            if r == true { return true }
+            return (l == nil || r == nil) ? nil : false
+        case .unary(.not, let inner):
+            return try condition(inner, context).map { !$0 }
+        default:
+            return SQLValues.truth(try evaluate(expr, context))
         }
     }
 

@@ -675,10 +675,10 @@ struct Parser {
                 return .literal(.integer(Int64(bitPattern: bits)))
             }
             if let value = Int64(token.text) { return .literal(.integer(value)) }
-            return .literal(.real(Double(token.text) ?? .infinity))
+            return .literal(.real(SQLValues.atof(token.text)))
         case .real:
             position += 1
-            return .literal(.real(Double(token.text.hasPrefix(".") ? "0" + token.text : token.text) ?? 0))
+            return .literal(.real(SQLValues.atof(token.text)))
         case .string:
             position += 1
             return .literal(.text(token.text))

@@ -91,7 +91,11 @@ enum ScalarFunctions {
             // As SQLite: NULL X or Y gives NULL; an empty Y (or one starting with NUL) gives X
             // itself, whatever Z is; then a NULL Z gives NULL.
             guard let text = SQLValues.text(of: args[0]), let pattern = SQLValues.text(of: args[1]) else { return .null }
-            if pattern.utf8.first == nil || pattern.utf8.first == 0 { return args[0] }
+            if pattern.utf8.first == nil || pattern.utf8.first == 0 {
+                // SQLite read X as text first, which turns a blob X itself into text.
+                if case .blob = args[0] { return .text(text) }
+                return args[0]
+            }
             guard let replacement = SQLValues.text(of: args[2]) else { return .null }
             let source = Array(text.utf8), find = Array(pattern.utf8), with = Array(replacement.utf8)
             var out: [UInt8] = []

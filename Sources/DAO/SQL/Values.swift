@@ -124,8 +124,77 @@ enum SQLValues {
         if !isReal, let integer = Int64(literal) {
             return (.integer(integer), whole ? .integer : .prefixOnly)
         }
-        let real = Double(literal.hasSuffix(".") ? literal + "0" : literal) ?? 0
-        return (.real(real), whole ? (isReal ? .real : .real) : .prefixOnly)
+        return (.real(atof(literal)), whole ? .real : .prefixOnly)
+    }
+
+    /// A well-formed numeric literal (sign, digits, point, digits, exponent) as SQLite's
+    /// sqlite3AtoF reads it: the significand as a 64-bit integer (digits beyond its range
+    /// only move the exponent), scaled by powers of ten in extended precision, then rounded to
+    /// a double. Not always the correctly rounded double, and so not Double(String)'s.
+    static func atof(_ literal: String) -> Double {
+        var bytes = Array(literal.utf8)[...]
+        var sign: Double = 1
+        if let first = bytes.first, first == 0x2B || first == 0x2D {
+            if first == 0x2D { sign = -1 }
+            bytes = bytes.dropFirst()
+        }
+        var s: UInt64 = 0
+        var d = 0
+        let limit = (UInt64(Int64.max) - 9) / 10
+        func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+        while let b = bytes.first, isDigit(b) {
+            if s < limit { s = s * 10 + UInt64(b - 0x30) } else { d += 1 }
+            bytes = bytes.dropFirst()
+        }
+        if bytes.first == 0x2E {
+            bytes = bytes.dropFirst()
+            while let b = bytes.first, isDigit(b) {
+                if s < limit { s = s * 10 + UInt64(b - 0x30); d -= 1 }
+                bytes = bytes.dropFirst()
+            }
+        }
+        var e = 0
+        var esign = 1
+        if let b = bytes.first, b == 0x65 || b == 0x45 {
+            bytes = bytes.dropFirst()
+            if let c = bytes.first, c == 0x2B || c == 0x2D {
+                if c == 0x2D { esign = -1 }
+                bytes = bytes.dropFirst()
+            }
+            while let c = bytes.first, isDigit(c) {
+                e = e < 10000 ? e * 10 + Int(c - 0x30) : 10000
+                bytes = bytes.dropFirst()
+            }
+        }
+        e = e * esign + d
+        if e < 0 { esign = -1; e = -e } else { esign = 1 }
+        if s == 0 { return sign < 0 ? -0.0 : 0.0 }
+        #if arch(x86_64) || arch(i386)
+        typealias Wide = Float80
+        #else
+        typealias Wide = Double
+        #endif
+        var scale: Wide = 1
+        var result: Double
+        if e > 307 {
+            if e < 342 {
+                while e % 308 != 0 { scale *= 10; e -= 1 }
+                if esign < 0 {
+                    result = Double(Wide(s) / scale)
+                    result /= 1.0e308
+                } else {
+                    result = Double(Wide(s) * scale)
+                    result *= 1.0e308
+                }
+            } else {
+                result = esign < 0 ? 0.0 * Double(s) : .infinity
+            }
+        } else {
+            while e % 22 != 0 { scale *= 10; e -= 1 }
+            while e > 0 { scale *= 1.0e22; e -= 22 }
+            result = Double(esign < 0 ? Wide(s) / scale : Wide(s) * scale)
+        }
+        return sign * result
     }
 
     /// A value as a number for arithmetic: text and blobs by their numeric prefix (0 if none).

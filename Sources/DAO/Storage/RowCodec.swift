@@ -127,6 +127,53 @@ enum RowCodec {
         return values
     }
 
+    /// Decodes the columns in `columns` (sorted positions; nil: all) into `values`, which has one
+    /// slot per column of the table and is overwritten in place (no allocation per row). Returns
+    /// the number of values the row stores, or nil when the bytes are not a row.
+    static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]?, into values: inout [DAOValue]) -> Int? {
+        guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
+        var position = 1
+        guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
+        let stored = min(Int(count), values.count)
+        var next = 0
+        for column in 0..<stored {
+            let wanted: Bool
+            if let columns {
+                guard next < columns.count else { break }
+                wanted = columns[next] == column
+                if wanted { next += 1 }
+            } else {
+                wanted = true
+            }
+            guard position < bytes.count else { return nil }
+            let tag = bytes[position]
+            position += 1
+            switch tag {
+            case 0: if wanted { values[column] = .null }
+            case 1:
+                guard let raw = readVarint(bytes, &position) else { return nil }
+                if wanted { values[column] = .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))) }
+            case 2:
+                guard position + 8 <= bytes.count else { return nil }
+                if wanted {
+                    var bits: UInt64 = 0
+                    for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
+                    values[column] = .real(Double(bitPattern: bits))
+                }
+                position += 8
+            case 3, 4:
+                guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
+                if wanted {
+                    let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
+                    values[column] = tag == 3 ? .text(String(decoding: slice, as: UTF8.self)) : .blob([UInt8](slice))
+                }
+                position += Int(length)
+            default: return nil
+            }
+        }
+        return Int(count)
+    }
+
     static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var v = value
         while v >= 0x80 {
