@@ -142,8 +142,8 @@ struct ExpressionGenerator {
         case 9: return random.chance(0.5) ? "trim(\(x))" : "trim(\(x), \(random.pick(["'a'", "' 1'", "'x'", "''"])))"
         case 10: return "instr(\(x), \(leaf(random: &random)))"
         case 11:
-            // F6: replace with an empty (or NUL-led) pattern.
-            let pattern = OpenFindings.avoid("F6") ? random.pick(["'a'", "'1'", "'ab'", "' '", "'.'"]) : leaf(random: &random)
+            // F6, F19: replace with an empty (or NUL-led) pattern.
+            let pattern = OpenFindings.avoid("F6") || OpenFindings.avoid("F19") ? random.pick(["'a'", "'1'", "'ab'", "' '", "'.'"]) : leaf(random: &random)
             // F14: replace of a blob with an empty pattern gives the blob as text.
             return "replace(\(OpenFindings.avoid("F14") ? "CAST(\(x) AS TEXT)" : x), \(pattern), \(leaf(random: &random)))"
         case 12: return "round(\(x))"
