@@ -184,7 +184,9 @@ struct StatementGenerator {
         }
         var sql = "\(verb) \(target.name) SELECT \(values.joined(separator: ", ")) FROM \(source.name)"
         if random.chance(0.5) { sql += " WHERE \(e.condition(2, random: &random))" }
-        let orderTerms = values.filter { !ExpressionGenerator.isIntegerLiteral($0) }
+        // typeof() after each value breaks ties between equal values of two storage classes
+        // (-9223372036854775808 and -9.223372036854775808e18), which SQLite orders either way.
+        let orderTerms = values.filter { !ExpressionGenerator.isIntegerLiteral($0) }.flatMap { [$0, "typeof(\($0))"] }
         if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
         return GeneratedStatement(sql: sql, comparison: .write)
     }
