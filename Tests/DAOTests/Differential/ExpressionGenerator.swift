@@ -113,6 +113,9 @@ struct ExpressionGenerator {
 
     /// Whether `term` is an integer literal, maybe signed or parenthesized.
     static func isIntegerLiteral(_ term: String) -> Bool {
+        // SQLite also folds `x AND 0` to the constant 0 before reading ORDER BY terms, so such a
+        // term is a position too ("1st ORDER BY term out of range"): avoided as well.
+        if term.contains(" AND 0)") || term.contains("(0 AND ") { return true }
         let digits = term.filter { !"()+- ".contains($0) }
         return !digits.isEmpty && digits.allSatisfy(\.isNumber)
     }

@@ -34,7 +34,8 @@ enum ValueGenerator {
         case 9 where random.chance(0.3):
             // Other spellings of numbers: a point with no digits on one side, an exponent, an
             // integer too large for 64 bits (a real).
-            return random.pick(["1.", ".5", "1E5", "99999999999999999999", "1e-2", "007", "-.25"])
+            // Reals stay non-integral below 2^53 (see `reals`).
+            return random.pick(["5E-1", ".5", "12.5e-1", "99999999999999999999", "1e-2", "007", "-.25"])
         default: return String(random.int(-5...20))
         }
     }
