@@ -49,6 +49,10 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Parsed statements by SQL text.
     var statementCache: [String: ParsedStatement] = [:]
 
+    /// The row context of the running statement, reused from one statement to the next (its row
+    /// buffer and compiled LIKE patterns stay allocated).
+    let context = RowContext(parameters: [])
+
     /// Diagnostics for tests: the access path of the last statement and rows it read.
     var lastPlan = ""
     var rowsVisited = 0
@@ -199,7 +203,9 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
-        let context = RowContext(parameters: parameters)
+        let context = self.context
+        context.parameters = parameters
+        context.rowid = 0
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)
         case .insert(let insert): return try runInsert(insert, context, cache: cache)

@@ -4,7 +4,7 @@ final class RowContext {
     var row: [DAOValue] = []
     var rowid: Int64 = 0
     var aggregates: [DAOValue] = []
-    let parameters: [DAOValue]
+    var parameters: [DAOValue]
     /// Compiled LIKE patterns by pattern text and escape (constant patterns compile once).
     var likePatterns: [String: LikePattern] = [:]
 

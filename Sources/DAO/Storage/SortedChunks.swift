@@ -28,21 +28,26 @@ struct SortedChunks<Element: Sendable>: Sendable {
 
     init() {}
 
-    /// The first position whose element is not less than the probe (`less(element)` false).
+    /// The first position whose element is not less than the probe (`isBefore(element)` false).
+    /// Reads through buffer pointers: no copies (retains) of chunks or elements while searching.
     func lowerBound(_ isBefore: (Element) -> Bool) -> Position {
-        var low = 0, high = chunks.count
-        while low < high {
-            let mid = (low + high) / 2
-            if let last = chunks[mid].last, isBefore(last) { low = mid + 1 } else { high = mid }
+        chunks.withUnsafeBufferPointer { outer -> Position in
+            var low = 0, high = outer.count
+            while low < high {
+                let mid = (low + high) >> 1
+                let before = outer[mid].withUnsafeBufferPointer { inner in inner.count > 0 && isBefore(inner[inner.count - 1]) }
+                if before { low = mid + 1 } else { high = mid }
+            }
+            guard low < outer.count else { return Position(chunk: outer.count, index: 0) }
+            return outer[low].withUnsafeBufferPointer { inner -> Position in
+                var l = 0, h = inner.count
+                while l < h {
+                    let m = (l + h) >> 1
+                    if isBefore(inner[m]) { l = m + 1 } else { h = m }
+                }
+                return Position(chunk: low, index: l)
+            }
         }
-        guard low < chunks.count else { return Position(chunk: chunks.count, index: 0) }
-        let chunk = chunks[low]
-        var l = 0, h = chunk.count
-        while l < h {
-            let mid = (l + h) / 2
-            if isBefore(chunk[mid]) { l = mid + 1 } else { h = mid }
-        }
-        return Position(chunk: low, index: l)
     }
 
     var startPosition: Position { Position(chunk: 0, index: 0) }
