@@ -20,8 +20,8 @@ struct GeneratedStatement {
     var comparison: Comparison
     /// Values of the statement's `:p1`, `:p2`, ... parameters, in order.
     var arguments: [DAOValue] = []
-    /// Result columns compared by SQL equality rather than exactly: GROUP BY keys and min/max
-    /// of a column. A typeless column can hold 7 and 7.0, which are one group (and one
+    /// Result columns compared by SQL equality rather than exactly: GROUP BY keys, min/max
+    /// of a column, and every column of a DISTINCT. A typeless column can hold 7 and 7.0, which are one group (and one
     /// minimum), shown by whichever row the engine meets first.
     var looseColumns: Set<Int> = []
 }
@@ -129,6 +129,8 @@ struct StatementGenerator {
                     }
                 }
             }
+            // DISTINCT keeps one of two equal rows (0 and 0.0) by scan order.
+            if distinct { loose = Set(items.indices) }
             if !sql.hasSuffix("*") {
                 sql += items.enumerated().map { random.chance(0.15) ? "\($0.element) AS a\($0.offset)" : $0.element }.joined(separator: ", ")
             }
