@@ -66,16 +66,27 @@ final class SQLiteDifferentialEngine: DifferentialEngine {
 
 /// The product's SQLDatabase on a fresh LogStore in a temporary directory.
 final class ProductDifferentialEngine: DifferentialEngine {
-    let name = "SQLDatabase"
+    let name: String
     private var store: LogStore
     private var database: SQLDatabase
     private let directory: URL
+    private let options: LogStore.Options
 
-    /// Nil while the SQL engine is the interface stub.
-    init?() throws {
+    /// Nil while the SQL engine is the interface stub. `protected`: the store encrypts (AES-256-GCM)
+    /// and compresses (zstd, every value) its records, so rows and indexes go through both.
+    init?(protected: Bool = false) throws {
+        var options = LogStore.Options()
+        if protected {
+            options.encryption = .init(key: Array(repeating: 0x5A, count: 32), keyID: 7)
+            var compression = LogStore.Options.Compression()
+            compression.threshold = 0
+            options.compression = compression
+        }
+        self.options = options
+        name = protected ? "SQLDatabase (encrypted, compressed store)" : "SQLDatabase"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("dao-diff-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try LogStore(directory: directory)
+        store = try LogStore(directory: directory, options: options)
         do {
             database = try SQLDatabase.attached(to: store)
         } catch DAOError.unsupported(let what) where what == "SQL engine not built yet" {
@@ -102,7 +113,7 @@ final class ProductDifferentialEngine: DifferentialEngine {
 
     func reopen() throws -> Bool {
         try store.close()
-        store = try LogStore(directory: directory)
+        store = try LogStore(directory: directory, options: options)
         database = try SQLDatabase.attached(to: store)
         return true
     }
