@@ -131,4 +131,11 @@ final class FindingsRegressionTests: XCTestCase {
         d.check("SELECT c, CAST(d AS REAL), d + 0, 5.88235294117647e-302, 1e308 * 10, '1e400' + 0, 0.1, 123456789012345678901234567890.5, '.5e-3' + 0, 1.7976931348623157e308")
         d.check("SELECT 4.9406564584124654e-324, 2.2250738585072014e-308, 9007199254740993.0, 0.30000000000000004, 1e22, 1e23, 1e-22")
     }
+
+    func testF19NumberReturnedByReplaceTakesNoTextAffinity() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (c TEXT, n INT)", "INSERT INTO t VALUES ('1', 1)"])
+        d.check("SELECT replace(1, '', 'x') >= c, 1 >= c, replace(1, '', 'x') = c, typeof(replace(1, '', 'x')), replace(1, x'00', 'x') = c FROM t")
+        d.check("SELECT c IN (replace(1, '', 'x')), replace(1, '', 'x') BETWEEN c AND c, replace('1', '', 'x') = n, replace('1', '1', '1') = n FROM t")
+    }
 }

@@ -57,6 +57,14 @@ indirect enum Expr: Sendable {
     /// The result of aggregate number n of the query (for the current group).
     case aggregate(Int)
 
+    /// A value that takes no affinity in a comparison: what replace() hands back unchanged.
+    /// SQLite read that argument as text first, so it carries a text form (MEM_Str) beside its
+    /// number, and applying an affinity to it changes nothing (finding F19).
+    var keepsStorageClass: Bool {
+        if case .function(name: "replace", _, _, _) = self { return true }
+        return false
+    }
+
     /// Whether the expression names a column (its affinity matters in comparisons).
     var affinity: Affinity? {
         switch self {

@@ -59,7 +59,8 @@ enum Evaluator {
                 guard let a = SQLValues.text(of: l), let b = SQLValues.text(of: r) else { return .null }
                 return .text(a + b)
             default:
-                return compare(op, try evaluate(left, context), left.affinity, try evaluate(right, context), right.affinity)
+                return compare(op, try evaluate(left, context), left.affinity, try evaluate(right, context), right.affinity,
+                               keepLeft: left.keepsStorageClass, keepRight: right.keepsStorageClass)
             }
         case .isNull(let inner, let negated):
             let isNull: Bool
@@ -74,7 +75,8 @@ enum Evaluator {
                 if case .null = candidate { sawNull = true; continue }
                 // SQLite compares with the left operand's affinity only.
                 let affinity = SQLValues.comparing(left.affinity)
-                if SQLValues.compare(SQLValues.apply(affinity, to: value), SQLValues.apply(affinity, to: candidate)) == 0 {
+                let converted = SQLValues.apply(affinity, to: candidate, unlessKept: item.keepsStorageClass)
+                if SQLValues.compare(SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass), converted) == 0 {
                     return .integer(negated ? 0 : 1)
                 }
             }
@@ -82,8 +84,10 @@ enum Evaluator {
             return .integer(negated ? 1 : 0)
         case .between(let subject, let low, let high, let negated):
             let value = try evaluate(subject, context)
-            let lower = compare(.greaterEqual, value, subject.affinity, try evaluate(low, context), low.affinity)
-            let upper = compare(.lessEqual, value, subject.affinity, try evaluate(high, context), high.affinity)
+            let lower = compare(.greaterEqual, value, subject.affinity, try evaluate(low, context), low.affinity,
+                                keepLeft: subject.keepsStorageClass, keepRight: low.keepsStorageClass)
+            let upper = compare(.lessEqual, value, subject.affinity, try evaluate(high, context), high.affinity,
+                                keepLeft: subject.keepsStorageClass, keepRight: high.keepsStorageClass)
             let l = SQLValues.truth(lower), u = SQLValues.truth(upper)
             let result: Bool?
             if l == false || u == false { result = false } else if l == nil || u == nil { result = nil } else { result = true }
@@ -126,7 +130,8 @@ enum Evaluator {
                 let value = try evaluate(base, context)
                 for (candidate, result) in whens {
                     let c = try evaluate(candidate, context)
-                    if SQLValues.truth(compare(.equal, value, base.affinity, c, candidate.affinity)) == true {
+                    if SQLValues.truth(compare(.equal, value, base.affinity, c, candidate.affinity,
+                                               keepLeft: base.keepsStorageClass, keepRight: candidate.keepsStorageClass)) == true {
                         return try evaluate(result, context)
                     }
                 }
@@ -167,7 +172,9 @@ enum Evaluator {
     }
 
     /// A comparison operator with SQLite's affinity rules and NULL handling.
-    static func compare(_ op: BinaryOperator, _ l: DAOValue, _ leftAffinity: Affinity?, _ r: DAOValue, _ rightAffinity: Affinity?) -> DAOValue {
+    /// `keepLeft`/`keepRight`: that operand takes no affinity (see `Expr.keepsStorageClass`).
+    static func compare(_ op: BinaryOperator, _ l: DAOValue, _ leftAffinity: Affinity?, _ r: DAOValue, _ rightAffinity: Affinity?,
+                        keepLeft: Bool = false, keepRight: Bool = false) -> DAOValue {
         let lNull: Bool, rNull: Bool
         if case .null = l { lNull = true } else { lNull = false }
         if case .null = r { rNull = true } else { rNull = false }
@@ -178,7 +185,7 @@ enum Evaluator {
         }
         let affinity = SQLValues.comparisonAffinity(leftAffinity, rightAffinity)
         let c = affinity == nil ? SQLValues.compare(l, r)
-            : SQLValues.compare(SQLValues.apply(affinity, to: l), SQLValues.apply(affinity, to: r))
+            : SQLValues.compare(SQLValues.apply(affinity, to: l, unlessKept: keepLeft), SQLValues.apply(affinity, to: r, unlessKept: keepRight))
         let result: Bool
         switch op {
         case .equal, .isOp: result = c == 0

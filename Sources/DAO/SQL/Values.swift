@@ -256,6 +256,17 @@ enum SQLValues {
         }
     }
 
+    /// `apply`, except for a number that carries a text form (`kept`), which no affinity changes.
+    static func apply(_ affinity: Affinity?, to value: DAOValue, unlessKept kept: Bool) -> DAOValue {
+        if kept {
+            switch value {
+            case .integer, .real: return value
+            default: break
+            }
+        }
+        return apply(affinity, to: value)
+    }
+
     /// The affinity both operands of a comparison get (SQLite's sqlite3CompareAffinity).
     /// A column declared without a type has BLOB affinity, which counts as an affinity here (it
     /// keeps a TEXT operand from converting it); literals have none.
