@@ -62,6 +62,7 @@ struct StatementGenerator {
         case 75..<85: return update(random: &random)
         case 85..<91: return delete(random: &random)
         case 91..<93: return GeneratedStatement(sql: selectWithoutFrom(random: &random), comparison: .multiset)
+        case 93..<96: return indexChange(random: &random)
         default: return GeneratedStatement(sql: random.pick(["BEGIN", "COMMIT", "ROLLBACK", "BEGIN", "COMMIT"]), comparison: .write)
         }
     }
@@ -216,6 +217,20 @@ struct StatementGenerator {
         var sql = "UPDATE \(table.name) SET \(assignments.joined(separator: ", "))"
         if random.chance(0.8) { sql += " WHERE \(e.condition(3, random: &random))" }
         return GeneratedStatement(sql: sql, comparison: .write)
+    }
+
+    /// CREATE [UNIQUE] INDEX on a table that already holds rows (a unique one fails on
+    /// duplicates in both engines), or DROP INDEX of one that may not exist.
+    func indexChange(random: inout SeededRandom) -> GeneratedStatement {
+        let table = random.pick(tables)
+        let name = "\(table.name)_x\(random.int(0...2))"
+        if random.chance(0.3) { return GeneratedStatement(sql: "DROP INDEX \(name)", comparison: .write) }
+        let columns = table.columns.map(\.name).shuffled(using: &random).prefix(random.int(1...2))
+        let terms = columns.map { $0 + random.pick(["", " ASC", " DESC"]) }.joined(separator: ", ")
+        // Unique only over columns that are already keys: a new uniqueness constraint would let
+        // an UPDATE of those columns by expression fail row by row (see `update`).
+        let unique = columns.allSatisfy { table.isKey($0) } && random.chance(0.5)
+        return GeneratedStatement(sql: "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(name) ON \(table.name) (\(terms))", comparison: .write)
     }
 
     func delete(random: inout SeededRandom) -> GeneratedStatement {
