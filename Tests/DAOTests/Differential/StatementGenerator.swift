@@ -178,7 +178,11 @@ struct StatementGenerator {
             listed = " (\(columns.map(\.name).joined(separator: ", ")))"
         }
         let rows = (0..<random.int(1...3)).map { _ in
-            "(" + columns.map { ValueGenerator.literal(for: $0, random: &random) }.joined(separator: ", ") + ")"
+            "(" + columns.map { column -> String in
+                let literal = ValueGenerator.literal(for: column, random: &random)
+                guard let parameters, random.chance(0.15) else { return literal }
+                return parameters.add(literal: literal)
+            }.joined(separator: ", ") + ")"
         }
         return GeneratedStatement(sql: "\(verb) \(table.name)\(listed) VALUES \(rows.joined(separator: ", "))", comparison: .write)
     }
