@@ -12,6 +12,14 @@ enum JSON: Sendable, Equatable {
     case string(String)
     case array([JSON])
     case object([String: JSON])
+    /// An object whose members are written in the order of `keys` (for output formats that fix
+    /// the order); `members` holds their values.
+    case orderedObject(keys: [String], members: [String: JSON])
+
+    /// An object with members in the order given.
+    static func ordered(_ members: KeyValuePairs<String, JSON>) -> JSON {
+        .orderedObject(keys: members.map(\.key), members: Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last }))
+    }
 
     /// An `Int` count.
     static func int(_ value: Int) -> JSON { .integer(Int64(value)) }
@@ -43,6 +51,15 @@ enum JSON: Sendable, Equatable {
             out += "{"
             let names = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             for (index, name) in names.enumerated() {
+                if index > 0 { out += "," }
+                JSON.writeString(name, to: &out)
+                out += ":"
+                members[name, default: .null].write(to: &out)
+            }
+            out += "}"
+        case .orderedObject(let keys, let members):
+            out += "{"
+            for (index, name) in keys.enumerated() {
                 if index > 0 { out += "," }
                 JSON.writeString(name, to: &out)
                 out += ":"

@@ -1,15 +1,15 @@
 import Foundation
 import UnifiedStorage
 
-/// The JSON lines of `ustore sql`.
+/// The JSON lines of `ustore sql`, members in the documented order ("ok" first).
 extension JSON {
     /// `{"ok":true,"rows":[...]}` for a query, `{"ok":true,"changes":N,"lastInsertRowId":M}`
     /// for any other statement.
     static func sqlResult(_ result: SQLResult) -> JSON {
         if result.isQuery {
-            return .object(["ok": .bool(true), "rows": .array(result.rows.map { .array($0.map(JSON.sqlValue)) })])
+            return .ordered(["ok": .bool(true), "rows": .array(result.rows.map { .array($0.map(JSON.sqlValue)) })])
         }
-        return .object(["ok": .bool(true), "changes": .int(result.changes), "lastInsertRowId": .integer(result.lastInsertRowId)])
+        return .ordered(["ok": .bool(true), "changes": .int(result.changes), "lastInsertRowId": .integer(result.lastInsertRowId)])
     }
 
     /// One SQL value: integer, real (always with a point or exponent), string, null, or
@@ -26,7 +26,7 @@ extension JSON {
 
     /// `{"ok":false,"error":"..."}`.
     static func sqlError(_ error: Error) -> JSON {
-        .object(["ok": .bool(false), "error": .string(sqlErrorText(error))])
+        .ordered(["ok": .bool(false), "error": .string(sqlErrorText(error))])
     }
 
     /// A one-line message for a statement's error.

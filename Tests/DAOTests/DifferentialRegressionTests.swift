@@ -160,4 +160,18 @@ final class DifferentialRegressionTests: XCTestCase {
             "UPDATE t SET c = ((11 <> '') OR abs(c))",
         ])
     }
+
+    func testF18InvalidUTF8SurvivesTextOperations() throws {
+        try assertAgree("F18", schema: ["CREATE TABLE t (b BLOB, c TEXT)"], [
+            "INSERT INTO t VALUES (x'ff00', 'ABC')",
+            "SELECT CAST((b || c) AS BLOB), CAST(CAST(b AS TEXT) AS BLOB), length(CAST(b AS TEXT) || c) FROM t",
+        ])
+    }
+
+    func testF19NumberReturnedByReplaceTakesNoTextAffinity() throws {
+        try assertAgree("F19", schema: ["CREATE TABLE t (c TEXT)"], [
+            "INSERT INTO t VALUES ('1')",
+            "SELECT replace(1, '', 'x') >= c, 1 >= c, replace(1, '', 'x') = c, typeof(replace(1, '', 'x')), replace(1, x'00', 'x') = c FROM t",
+        ])
+    }
 }

@@ -33,13 +33,13 @@ final class SqlCommandTests: UstoreTestCase {
         XCTAssertEqual(run.status, 2, "a statement failed")
         XCTAssertEqual(run.lines.count, 7, run.stdoutText)
         guard run.lines.count == 7 else { return }
-        XCTAssertEqual(run.lines[0], #"{"changes":0,"lastInsertRowId":0,"ok":true}"#)
-        XCTAssertEqual(run.lines[1], #"{"changes":2,"lastInsertRowId":2,"ok":true}"#)
-        XCTAssertTrue(run.lines[2].hasPrefix(#"{"error":"#) && run.lines[2].hasSuffix(#""ok":false}"#), run.lines[2])
+        XCTAssertEqual(run.lines[0], #"{"ok":true,"changes":0,"lastInsertRowId":0}"#)
+        XCTAssertEqual(run.lines[1], #"{"ok":true,"changes":2,"lastInsertRowId":2}"#)
+        XCTAssertTrue(run.lines[2].hasPrefix(#"{"ok":false,"error":""#), run.lines[2])
         XCTAssertEqual(run.lines[3], #"{"ok":true,"rows":[[1,"ann; not a split",2.0,{"blob":"AP8="},3,1e999],[2,"bob",0.5,null,3,1e999]]}"#)
-        XCTAssertEqual(run.lines[4], #"{"changes":1,"lastInsertRowId":2,"ok":true}"#)
+        XCTAssertEqual(run.lines[4], #"{"ok":true,"changes":1,"lastInsertRowId":2}"#)
         XCTAssertEqual(try parseObject(run.lines[5])["ok"] as? Bool, false)
-        XCTAssertEqual(run.lines[6], #"{"changes":1,"lastInsertRowId":2,"ok":true}"#)
+        XCTAssertEqual(run.lines[6], #"{"ok":true,"changes":1,"lastInsertRowId":2}"#)
         // The writes are in the store.
         let after = try ustoreOK(["sql", store.path, "SELECT name, score FROM t"])
         XCTAssertEqual(after.lines, [#"{"ok":true,"rows":[["bob",1.5]]}"#])

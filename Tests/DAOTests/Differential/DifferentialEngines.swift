@@ -20,10 +20,14 @@ enum Outcome {
 /// A SQL engine under differential test.
 protocol DifferentialEngine: AnyObject {
     var name: String { get }
-    /// Runs `sql`; `isQuery` says whether rows (rather than changes) are the answer.
-    func run(_ sql: String, isQuery: Bool) -> Outcome
+    /// Runs `sql` with `:p1`, `:p2`, ... bound to `arguments`; `isQuery` says whether rows
+    /// (rather than changes) are the answer.
+    func run(_ sql: String, arguments: [DAOValue], isQuery: Bool) -> Outcome
     /// Releases the engine's files.
     func close()
+    /// Closes and opens the database again, keeping its files; false when the engine cannot
+    /// (SQLite in memory).
+    func reopen() throws -> Bool
 }
 
 /// SQLite in memory. With `reverseUnordered`, SQLite returns unordered results in reverse
@@ -39,9 +43,11 @@ final class SQLiteDifferentialEngine: DifferentialEngine {
         if reverseUnordered { _ = try oracle.execute("PRAGMA reverse_unordered_selects = ON") }
     }
 
-    func run(_ sql: String, isQuery: Bool) -> Outcome {
+    func run(_ sql: String, arguments: [DAOValue], isQuery: Bool) -> Outcome {
         do {
-            let rows = try oracle.execute(sql)
+            // The oracle binds by position: `:pN` becomes SQLite's numbered `?N` (no generated
+            // literal contains ":p"), so a parameter generated but not used shifts nothing.
+            let rows = try oracle.execute(sql.replacingOccurrences(of: ":p", with: "?"), arguments: arguments)
             if isQuery { return .rows(rows) }
             let meta = try oracle.execute("SELECT changes(), last_insert_rowid()")
             guard case .integer(let changes) = meta[0][0], case .integer(let rowid) = meta[0][1] else { return .failed("changes() not integer") }
@@ -54,20 +60,33 @@ final class SQLiteDifferentialEngine: DifferentialEngine {
     }
 
     func close() {}
+
+    func reopen() throws -> Bool { false }
 }
 
 /// The product's SQLDatabase on a fresh LogStore in a temporary directory.
 final class ProductDifferentialEngine: DifferentialEngine {
-    let name = "SQLDatabase"
-    private let store: LogStore
-    private let database: SQLDatabase
+    let name: String
+    private var store: LogStore
+    private var database: SQLDatabase
     private let directory: URL
+    private let options: LogStore.Options
 
-    /// Nil while the SQL engine is the interface stub.
-    init?() throws {
+    /// Nil while the SQL engine is the interface stub. `protected`: the store encrypts (AES-256-GCM)
+    /// and compresses (zstd, every value) its records, so rows and indexes go through both.
+    init?(protected: Bool = false) throws {
+        var options = LogStore.Options()
+        if protected {
+            options.encryption = .init(key: Array(repeating: 0x5A, count: 32), keyID: 7)
+            var compression = LogStore.Options.Compression()
+            compression.threshold = 0
+            options.compression = compression
+        }
+        self.options = options
+        name = protected ? "SQLDatabase (encrypted, compressed store)" : "SQLDatabase"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("dao-diff-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try LogStore(directory: directory)
+        store = try LogStore(directory: directory, options: options)
         do {
             database = try SQLDatabase.attached(to: store)
         } catch DAOError.unsupported(let what) where what == "SQL engine not built yet" {
@@ -77,9 +96,10 @@ final class ProductDifferentialEngine: DifferentialEngine {
         }
     }
 
-    func run(_ sql: String, isQuery: Bool) -> Outcome {
+    func run(_ sql: String, arguments: [DAOValue], isQuery: Bool) -> Outcome {
         do {
-            let result = try database.execute(sql)
+            let named = Dictionary(uniqueKeysWithValues: arguments.enumerated().map { ("p\($0.offset + 1)", $0.element) })
+            let result = arguments.isEmpty ? try database.execute(sql) : try database.execute(sql, named: named)
             return isQuery ? .rows(result.rows) : .wrote(changes: result.changes, lastInsertRowId: result.lastInsertRowId)
         } catch {
             return .failed("\(error)")
@@ -89,6 +109,13 @@ final class ProductDifferentialEngine: DifferentialEngine {
     func close() {
         try? store.close()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    func reopen() throws -> Bool {
+        try store.close()
+        store = try LogStore(directory: directory, options: options)
+        database = try SQLDatabase.attached(to: store)
+        return true
     }
 }
 
@@ -119,4 +146,9 @@ enum Canonical {
         case .blob(let b): return "x'" + b.map { String(format: "%02x", $0) }.joined() + "'"
         }
     }
+}
+
+extension DifferentialEngine {
+    /// Runs a statement without parameters.
+    func run(_ sql: String, isQuery: Bool) -> Outcome { run(sql, arguments: [], isQuery: isQuery) }
 }

@@ -100,9 +100,11 @@ struct DifferentialRunner {
         var referenceBefore = contents(reference), candidateBefore = contents(candidate)
         for step in steps ?? testCase.steps {
             let isQuery = step.comparison != .write
-            let r = reference.run(step.sql, isQuery: isQuery), c = candidate.run(step.sql, isQuery: isQuery)
-            if let reason = ResultComparator.difference(r, c, step.comparison, sql: step.sql) {
-                return disagreement(step.sql, r, c, reason)
+            let r = reference.run(step.sql, arguments: step.arguments, isQuery: isQuery)
+            let c = candidate.run(step.sql, arguments: step.arguments, isQuery: isQuery)
+            let shown = step.displayed
+            if let reason = ResultComparator.difference(r, c, step.comparison, sql: step.sql, looseColumns: step.looseColumns) {
+                return disagreement(shown, r, c, reason)
             }
             if !isQuery {
                 let referenceAfter = contents(reference), candidateAfter = contents(candidate)
@@ -110,7 +112,7 @@ struct DifferentialRunner {
                     // A failed statement leaves every table as it was (API.md: statements are atomic).
                     for table in tables where candidateStatementsAreAtomic {
                         if let reason = ResultComparator.difference(candidateBefore[table] ?? .rows([]), candidateAfter[table] ?? .rows([]), .multiset, sql: "SELECT") {
-                            return disagreement(step.sql, candidateBefore[table] ?? .rows([]), candidateAfter[table] ?? .rows([]),
+                            return disagreement(shown, candidateBefore[table] ?? .rows([]), candidateAfter[table] ?? .rows([]),
                                                 "the failed statement changed table \(table) (left: before, right: after): \(reason)")
                         }
                     }
@@ -123,14 +125,29 @@ struct DifferentialRunner {
                 }
                 for table in tables {
                     if let reason = ResultComparator.difference(referenceAfter[table] ?? .rows([]), candidateAfter[table] ?? .rows([]), .multiset, sql: "SELECT") {
-                        return disagreement(step.sql, referenceAfter[table] ?? .rows([]), candidateAfter[table] ?? .rows([]),
+                        return disagreement(shown, referenceAfter[table] ?? .rows([]), candidateAfter[table] ?? .rows([]),
                                             "table \(table) differs afterwards: \(reason)")
                     }
                 }
                 referenceBefore = referenceAfter
                 candidateBefore = candidateAfter
             }
-            history.append(step.sql)
+            history.append(shown)
+        }
+        // What was committed survives a reopen of the candidate's store.
+        if steps == nil {
+            let commit = "COMMIT"
+            _ = reference.run(commit, isQuery: false)
+            _ = candidate.run(commit, isQuery: false)
+            if try candidate.reopen() {
+                for table in tables {
+                    let sql = "SELECT * FROM \(table)"
+                    let r = reference.run(sql, isQuery: true), c = candidate.run(sql, isQuery: true)
+                    if let reason = ResultComparator.difference(r, c, .multiset, sql: sql) {
+                        return disagreement("-- (COMMIT, then the store closed and opened again) \(sql)", r, c, "table \(table) after reopening: \(reason)")
+                    }
+                }
+            }
         }
         return nil
     }
@@ -142,7 +159,7 @@ struct DifferentialRunner {
         // Keep the steps up to and including the first disagreeing one (a schema statement
         // disagreeing leaves none).
         var steps: [GeneratedStatement] = []
-        if let index = testCase.steps.firstIndex(where: { $0.sql == found.statement }) {
+        if let index = testCase.steps.firstIndex(where: { $0.displayed == found.statement }) {
             steps = Array(testCase.steps[...index])
         }
         var replays = 0
@@ -154,12 +171,20 @@ struct DifferentialRunner {
             if let smaller = try run(testCase, steps: candidate) {
                 found = smaller
                 steps = candidate
-                if let end = steps.firstIndex(where: { $0.sql == smaller.statement }) { steps = Array(steps[...end]) }
+                if let end = steps.firstIndex(where: { $0.displayed == smaller.statement }) { steps = Array(steps[...end]) }
                 index = min(index, steps.count - 2)
             } else {
                 index -= 1
             }
         }
         return found
+    }
+}
+
+extension GeneratedStatement {
+    /// The statement as a report shows it: with its parameters' values after it.
+    var displayed: String {
+        guard !arguments.isEmpty else { return sql }
+        return sql + " -- " + arguments.enumerated().map { ":p\($0.offset + 1) = \(Canonical.describe($0.element))" }.joined(separator: ", ")
     }
 }

@@ -1,6 +1,14 @@
 /// Random expressions of the subset over one table's columns.
 struct ExpressionGenerator {
     var columns: [String]
+    /// Where literals that become `:name` parameters go (nil: never use parameters).
+    var parameters: ParameterBag? = nil
+
+    /// `literal` as written, or sometimes as a named parameter bound to its value.
+    func maybeParameter(_ literal: String, random: inout SeededRandom, chance: Double) -> String {
+        guard let parameters, random.chance(chance) else { return literal }
+        return parameters.add(literal: literal)
+    }
 
     /// A scalar expression (no aggregates) at most `depth` levels deep.
     func scalar(_ depth: Int, random: inout SeededRandom) -> String {
@@ -60,8 +68,28 @@ struct ExpressionGenerator {
 
     /// A boolean-ish expression for WHERE and HAVING.
     func condition(_ depth: Int, random: inout SeededRandom) -> String {
+        if random.chance(0.3) { return indexablePredicate(random: &random) }
         if random.chance(0.55) || depth <= 0 { return comparison(max(depth - 1, 0), random: &random) }
         return scalar(depth, random: &random)
+    }
+
+    /// A predicate of the shapes a planner serves from an index (column against literals:
+    /// equality, ranges, IN, prefix LIKE, IS NULL), sometimes two joined by AND or OR.
+    func indexablePredicate(random: inout SeededRandom) -> String {
+        func one() -> String {
+            let column = random.pick(columns)
+            let value = maybeParameter(ValueGenerator.literal(random: &random), random: &random, chance: 0.3)
+            switch random.int(0...7) {
+            case 0, 1: return "\(column) \(random.pick(["=", "==", "IS"])) \(value)"
+            case 2, 3: return "\(column) \(random.pick(["<", "<=", ">", ">="])) \(value)"
+            case 4: return "\(column) BETWEEN \(value) AND \(ValueGenerator.literal(random: &random))"
+            case 5: return "\(column) IN (\(value), \(ValueGenerator.literal(random: &random)))"
+            case 6: return "\(OpenFindings.avoid("F4") ? "CAST(\(column) AS TEXT)" : column) LIKE \(random.pick(["'a%'", "'1%'", "'A%'", "'é%'", "'%'"]))"
+            default: return "\(column) IS\(random.chance(0.5) ? " NOT" : "") NULL"
+            }
+        }
+        if random.chance(0.3) { return "(\(one()) \(random.pick(["AND", "OR"])) \(one()))" }
+        return one()
     }
 
     func comparison(_ depth: Int, random: inout SeededRandom) -> String {
@@ -85,12 +113,15 @@ struct ExpressionGenerator {
 
     /// Whether `term` is an integer literal, maybe signed or parenthesized.
     static func isIntegerLiteral(_ term: String) -> Bool {
+        // SQLite also folds `x AND 0` to the constant 0 before reading ORDER BY terms, so such a
+        // term is a position too ("1st ORDER BY term out of range"): avoided as well.
+        if term.contains(" AND 0)") || term.contains("(0 AND ") { return true }
         let digits = term.filter { !"()+- ".contains($0) }
         return !digits.isEmpty && digits.allSatisfy(\.isNumber)
     }
 
     func leaf(random: inout SeededRandom) -> String {
-        random.chance(0.6) ? random.pick(columns) : ValueGenerator.literal(random: &random)
+        random.chance(0.6) ? random.pick(columns) : maybeParameter(ValueGenerator.literal(random: &random), random: &random, chance: 0.1)
     }
 
     func leafOrLiteral(random: inout SeededRandom) -> String {
@@ -114,8 +145,8 @@ struct ExpressionGenerator {
         case 9: return random.chance(0.5) ? "trim(\(x))" : "trim(\(x), \(random.pick(["'a'", "' 1'", "'x'", "''"])))"
         case 10: return "instr(\(x), \(leaf(random: &random)))"
         case 11:
-            // F6: replace with an empty (or NUL-led) pattern.
-            let pattern = OpenFindings.avoid("F6") ? random.pick(["'a'", "'1'", "'ab'", "' '", "'.'"]) : leaf(random: &random)
+            // F6, F19: replace with an empty (or NUL-led) pattern.
+            let pattern = OpenFindings.avoid("F6") || OpenFindings.avoid("F19") ? random.pick(["'a'", "'1'", "'ab'", "' '", "'.'"]) : leaf(random: &random)
             // F14: replace of a blob with an empty pattern gives the blob as text.
             return "replace(\(OpenFindings.avoid("F14") ? "CAST(\(x) AS TEXT)" : x), \(pattern), \(leaf(random: &random)))"
         case 12: return "round(\(x))"

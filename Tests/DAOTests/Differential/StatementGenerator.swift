@@ -1,3 +1,5 @@
+import DAO
+
 /// How a statement's results are compared between the engines.
 enum Comparison: Equatable {
     /// Not a query: compare changes, last insert rowid and every table's rows afterwards.
@@ -16,13 +18,43 @@ enum Comparison: Equatable {
 struct GeneratedStatement {
     var sql: String
     var comparison: Comparison
+    /// Values of the statement's `:p1`, `:p2`, ... parameters, in order.
+    var arguments: [DAOValue] = []
+    /// Result columns compared by SQL equality rather than exactly: GROUP BY keys, min/max
+    /// of a column, and every column of a DISTINCT. A typeless column can hold 7 and 7.0, which are one group (and one
+    /// minimum), shown by whichever row the engine meets first.
+    var looseColumns: Set<Int> = []
 }
 
 /// Random statements of the subset over generated tables.
 struct StatementGenerator {
     var tables: [GeneratedTable]
+    /// The parameters of the statement being generated.
+    var parameters: ParameterBag? = nil
 
+    /// The next statement, its parameters bound.
     func next(random: inout SeededRandom) -> GeneratedStatement {
+        let parameters = ParameterBag()
+        var statement = StatementGenerator(tables: tables, parameters: parameters).unbound(random: &random)
+        statement.arguments = parameters.values
+        if random.chance(0.08) { statement.sql = Self.lowercasedOutsideLiterals(statement.sql) }
+        if random.chance(0.05) { statement.sql += random.pick([" -- trailing comment", " /* block */", "\n-- next line"]) }
+        return statement
+    }
+
+    /// `sql` with every letter outside string literals in lower case (keywords, functions and
+    /// names are case-insensitive; literals keep their case). Parameters keep their names.
+    static func lowercasedOutsideLiterals(_ sql: String) -> String {
+        var out = ""
+        var inLiteral = false
+        for character in sql {
+            if character == "'" { inLiteral.toggle() }
+            out.append(inLiteral ? character : Character(character.lowercased()))
+        }
+        return out
+    }
+
+    private func unbound(random: inout SeededRandom) -> GeneratedStatement {
         switch random.int(0...99) {
         case 0..<55: return select(random: &random)
         case 55..<72: return insert(random: &random)
@@ -30,12 +62,13 @@ struct StatementGenerator {
         case 75..<85: return update(random: &random)
         case 85..<91: return delete(random: &random)
         case 91..<93: return GeneratedStatement(sql: selectWithoutFrom(random: &random), comparison: .multiset)
+        case 93..<96: return indexChange(random: &random)
         default: return GeneratedStatement(sql: random.pick(["BEGIN", "COMMIT", "ROLLBACK", "BEGIN", "COMMIT"]), comparison: .write)
         }
     }
 
     private func expressions(for table: GeneratedTable) -> ExpressionGenerator {
-        ExpressionGenerator(columns: table.columns.map(\.name))
+        ExpressionGenerator(columns: table.columns.map(\.name), parameters: parameters)
     }
 
     func selectWithoutFrom(random: inout SeededRandom) -> String {
@@ -48,6 +81,7 @@ struct StatementGenerator {
         let e = expressions(for: table)
         var items: [String] = []
         var keys: [(index: Int, direction: String)] = []
+        var loose: Set<Int> = []
         var sql = "SELECT "
         let grouped = random.chance(0.25)
         let aggregateOnly = !grouped && random.chance(0.12)
@@ -56,6 +90,9 @@ struct StatementGenerator {
             // 0.0), and which of them a group shows depends on the order rows are visited in.
             let groupTerms = Array(Set((0..<random.int(1...2)).map { _ in random.pick(e.columns) })).sorted()
             items = groupTerms + (0..<random.int(1...3)).map { _ in e.aggregate(random: &random) }
+            loose = Set(items.indices.filter { index in
+                index < groupTerms.count || e.columns.contains { items[index] == "min(\($0))" || items[index] == "max(\($0))" }
+            })
             sql += items.joined(separator: ", ") + " FROM \(table.name)"
             if random.chance(0.5) { sql += " WHERE \(e.condition(2, random: &random))" }
             sql += " GROUP BY " + groupTerms.joined(separator: ", ")
@@ -70,7 +107,8 @@ struct StatementGenerator {
             items = (0..<random.int(1...3)).map { _ in e.aggregate(random: &random) }
             sql += items.joined(separator: ", ") + " FROM \(table.name)"
             if random.chance(0.6) { sql += " WHERE \(e.condition(3, random: &random))" }
-            return GeneratedStatement(sql: sql, comparison: .multiset)
+            let minMax = Set(items.indices.filter { index in e.columns.contains { items[index] == "min(\($0))" || items[index] == "max(\($0))" } })
+            return GeneratedStatement(sql: sql, comparison: .multiset, looseColumns: minMax)
         } else {
             let distinct = random.chance(0.15)
             if distinct { sql += "DISTINCT " }
@@ -92,7 +130,11 @@ struct StatementGenerator {
                     }
                 }
             }
-            if !sql.hasSuffix("*") { sql += items.joined(separator: ", ") }
+            // DISTINCT keeps one of two equal rows (0 and 0.0) by scan order.
+            if distinct { loose = Set(items.indices) }
+            if !sql.hasSuffix("*") {
+                sql += items.enumerated().map { random.chance(0.15) ? "\($0.element) AS a\($0.offset)" : $0.element }.joined(separator: ", ")
+            }
             sql += " FROM \(table.name)"
             if random.chance(0.7) { sql += " WHERE \(e.condition(3, random: &random))" }
         }
@@ -105,9 +147,15 @@ struct StatementGenerator {
         }
         var limited = false
         if random.chance(0.3) {
-            limited = true
-            sql += " LIMIT \(random.int(0...6))"
-            if random.chance(0.5) { sql += " OFFSET \(random.int(0...4))" }
+            // A negative LIMIT means none; a negative OFFSET counts as 0.
+            let limit = random.chance(0.1) ? -1 : random.int(0...6)
+            limited = limit >= 0
+            sql += " LIMIT \(limit)"
+            if random.chance(0.5) {
+                let offset = random.chance(0.1) ? -2 : random.int(0...4)
+                limited = limited || offset > 0
+                sql += " OFFSET \(offset)"
+            }
         }
         let comparison: Comparison
         if !keys.isEmpty {
@@ -115,7 +163,7 @@ struct StatementGenerator {
         } else {
             comparison = limited ? .countOnly : .multiset
         }
-        return GeneratedStatement(sql: sql, comparison: comparison)
+        return GeneratedStatement(sql: sql, comparison: comparison, looseColumns: loose)
     }
 
     /// A row of literals (or DEFAULT-free omission through a column list) for `table`.
@@ -130,7 +178,11 @@ struct StatementGenerator {
             listed = " (\(columns.map(\.name).joined(separator: ", ")))"
         }
         let rows = (0..<random.int(1...3)).map { _ in
-            "(" + columns.map { ValueGenerator.literal(for: $0, random: &random) }.joined(separator: ", ") + ")"
+            "(" + columns.map { column -> String in
+                let literal = ValueGenerator.literal(for: column, random: &random)
+                guard let parameters, random.chance(0.15) else { return literal }
+                return parameters.add(literal: literal)
+            }.joined(separator: ", ") + ")"
         }
         return GeneratedStatement(sql: "\(verb) \(table.name)\(listed) VALUES \(rows.joined(separator: ", "))", comparison: .write)
     }
@@ -148,7 +200,9 @@ struct StatementGenerator {
         }
         var sql = "\(verb) \(target.name) SELECT \(values.joined(separator: ", ")) FROM \(source.name)"
         if random.chance(0.5) { sql += " WHERE \(e.condition(2, random: &random))" }
-        let orderTerms = values.filter { !ExpressionGenerator.isIntegerLiteral($0) }
+        // typeof() after each value breaks ties between equal values of two storage classes
+        // (-9223372036854775808 and -9.223372036854775808e18), which SQLite orders either way.
+        let orderTerms = values.filter { !ExpressionGenerator.isIntegerLiteral($0) }.flatMap { [$0, "typeof(\($0))"] }
         if !orderTerms.isEmpty { sql += " ORDER BY " + orderTerms.joined(separator: ", ") }
         return GeneratedStatement(sql: sql, comparison: .write)
     }
@@ -167,6 +221,20 @@ struct StatementGenerator {
         var sql = "UPDATE \(table.name) SET \(assignments.joined(separator: ", "))"
         if random.chance(0.8) { sql += " WHERE \(e.condition(3, random: &random))" }
         return GeneratedStatement(sql: sql, comparison: .write)
+    }
+
+    /// CREATE [UNIQUE] INDEX on a table that already holds rows (a unique one fails on
+    /// duplicates in both engines), or DROP INDEX of one that may not exist.
+    func indexChange(random: inout SeededRandom) -> GeneratedStatement {
+        let table = random.pick(tables)
+        let name = "\(table.name)_x\(random.int(0...2))"
+        if random.chance(0.3) { return GeneratedStatement(sql: "DROP INDEX \(name)", comparison: .write) }
+        let columns = table.columns.map(\.name).shuffled(using: &random).prefix(random.int(1...2))
+        let terms = columns.map { $0 + random.pick(["", " ASC", " DESC"]) }.joined(separator: ", ")
+        // Unique only over columns that are already keys: a new uniqueness constraint would let
+        // an UPDATE of those columns by expression fail row by row (see `update`).
+        let unique = columns.allSatisfy { table.isKey($0) } && random.chance(0.5)
+        return GeneratedStatement(sql: "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(name) ON \(table.name) (\(terms))", comparison: .write)
     }
 
     func delete(random: inout SeededRandom) -> GeneratedStatement {

@@ -1,3 +1,6 @@
+import DAO
+import Foundation
+
 /// SQL literals of every storage class, weighted towards the values where engines disagree.
 enum ValueGenerator {
     /// F13: an integer and a real near 2^63 compare exactly; until fixed, no Int64.max.
@@ -14,9 +17,10 @@ enum ValueGenerator {
     static var texts: [String] { textsWithoutF13 + (OpenFindings.avoid("F13") ? [] : ["'9223372036854775808'"]) }
     static let textsWithoutF13 = ["'12'", "' 12 '", "'1e3'", "''", "'abc'", "'ABC'", "'Abc%'", "'a_c'", "'é'", "'É'", "'0x10'", "'-0'",
                         "'12abc'", "'0.5'", "'x''y'", "' '", "'zz'", "'a'", "'1'"]
-    /// F11: text holding a NUL or invalid UTF-8 (a blob read as text) while that finding is open.
+    /// F11: text holding a NUL (a blob read as text); F18: invalid UTF-8 read as text and
+    /// written back as bytes. Each avoided while open.
     static var blobs: [String] {
-        OpenFindings.avoid("F11") ? ["x''", "x'01'", "x'3132'", "x'c3a9'", "x'61'"] : ["x''", "x'00'", "x'3132'", "x'ff00'", "x'61'"]
+        ["x''", "x'3132'", "x'61'"] + (OpenFindings.avoid("F11") ? ["x'01'"] : ["x'00'"]) + (OpenFindings.avoid("F18") ? ["x'c3a9'"] : ["x'ff00'"])
     }
 
     /// One literal of a random storage class (`NULL` only when `allowNull`).
@@ -27,6 +31,11 @@ enum ValueGenerator {
         case 3, 4: return random.pick(reals)
         case 5, 6, 7: return random.pick(texts)
         case 8: return random.pick(blobs)
+        case 9 where random.chance(0.3):
+            // Other spellings of numbers: a point with no digits on one side, an exponent, an
+            // integer too large for 64 bits (a real).
+            // Reals stay non-integral below 2^53 (see `reals`).
+            return random.pick(["5E-1", ".5", "12.5e-1", "99999999999999999999", "1e-2", "007", "-.25"])
         default: return String(random.int(-5...20))
         }
     }
@@ -52,5 +61,36 @@ enum ValueGenerator {
     /// A GLOB pattern.
     static func globPattern(random: inout SeededRandom) -> String {
         random.pick(["'a*'", "'*b*'", "'?'", "'*'", "'1*'", "'[a-c]*'", "'A?c'", "'[^a]*'"])
+    }
+
+    /// The value a literal of these lists spells (what binding it as a parameter passes).
+    static func value(ofLiteral literal: String) -> DAOValue {
+        if literal == "NULL" { return .null }
+        if literal.hasPrefix("x'") {
+            let hex = Array(literal.dropFirst(2).dropLast().utf8)
+            var bytes: [UInt8] = []
+            var index = 0
+            while index + 1 < hex.count {
+                bytes.append(UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) ?? 0)
+                index += 2
+            }
+            return .blob(bytes)
+        }
+        if literal.hasPrefix("'") {
+            return .text(String(literal.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'"))
+        }
+        if let integer = Int64(literal) { return .integer(integer) }
+        return .real(Double(literal) ?? 0)
+    }
+}
+
+/// The parameters of one generated statement: `:p1`, `:p2`, ... in order of first appearance.
+final class ParameterBag {
+    private(set) var values: [DAOValue] = []
+
+    /// A new parameter bound to `literal`'s value; returns its `:name`.
+    func add(literal: String) -> String {
+        values.append(ValueGenerator.value(ofLiteral: literal))
+        return ":p\(values.count)"
     }
 }
