@@ -11,50 +11,11 @@ import Foundation
 final class SQLiteManifestCache {
     static let inlineThreshold = 20 * 1024
 
-    struct API {
-        let open: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<OpaquePointer?>?, Int32, UnsafePointer<CChar>?) -> Int32
-        let exec: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, OpaquePointer?, UnsafeMutableRawPointer?,
-                                  UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32
-        let prepare: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<OpaquePointer?>?,
-                                     UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32
-        let bindBlob: @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?, Int32, OpaquePointer?) -> Int32
-        let bindText: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, Int32, OpaquePointer?) -> Int32
-        let bindInt64: @convention(c) (OpaquePointer?, Int32, Int64) -> Int32
-        let bindNull: @convention(c) (OpaquePointer?, Int32) -> Int32
-        let step: @convention(c) (OpaquePointer?) -> Int32
-        let columnBlob: @convention(c) (OpaquePointer?, Int32) -> UnsafeRawPointer?
-        let columnBytes: @convention(c) (OpaquePointer?, Int32) -> Int32
-        let columnText: @convention(c) (OpaquePointer?, Int32) -> UnsafePointer<UInt8>?
-        let reset: @convention(c) (OpaquePointer?) -> Int32
-        let finalize: @convention(c) (OpaquePointer?) -> Int32
-        let close: @convention(c) (OpaquePointer?) -> Int32
-        let errmsg: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
-        let libversion: @convention(c) () -> UnsafePointer<CChar>?
-
-        init(_ lib: DynamicLibrary) throws {
-            open = try lib.function("sqlite3_open_v2")
-            exec = try lib.function("sqlite3_exec")
-            prepare = try lib.function("sqlite3_prepare_v2")
-            bindBlob = try lib.function("sqlite3_bind_blob")
-            bindText = try lib.function("sqlite3_bind_text")
-            bindInt64 = try lib.function("sqlite3_bind_int64")
-            bindNull = try lib.function("sqlite3_bind_null")
-            step = try lib.function("sqlite3_step")
-            columnBlob = try lib.function("sqlite3_column_blob")
-            columnBytes = try lib.function("sqlite3_column_bytes")
-            columnText = try lib.function("sqlite3_column_text")
-            reset = try lib.function("sqlite3_reset")
-            finalize = try lib.function("sqlite3_finalize")
-            close = try lib.function("sqlite3_close")
-            errmsg = try lib.function("sqlite3_errmsg")
-            libversion = try lib.function("sqlite3_libversion")
-        }
-    }
+    typealias API = SQLiteLibrary
 
     static func loadAPI() throws -> (API, String) {
-        let lib = try DynamicLibrary.open(sonames: ["libsqlite3.so.0", "libsqlite3.so"]).get()
-        let api = try API(lib)
-        return (api, "\(lib.path), SQLite \(String(cString: api.libversion()!))")
+        let api = try SQLiteLibrary.shared.get()
+        return (api, "libsqlite3, SQLite \(String(cString: api.libversion()!))")
     }
 
     private let api: API
@@ -108,14 +69,14 @@ final class SQLiteManifestCache {
         }
         let time = now
         let rc: Int32 = key.withCString { k in
-            _ = api.bindText(insert, 1, k, -1, nil)
+            _ = api.bindText(insert, 1, k, -1, 0)
             let inner: Int32 = (filename ?? "").withCString { f in
-                if filename != nil { _ = api.bindText(insert, 2, f, -1, nil) } else { _ = api.bindNull(insert, 2) }
+                if filename != nil { _ = api.bindText(insert, 2, f, -1, 0) } else { _ = api.bindNull(insert, 2) }
                 _ = api.bindInt64(insert, 3, Int64(value.count))
                 _ = api.bindInt64(insert, 5, time)
                 _ = api.bindInt64(insert, 6, time)
                 return value.withUnsafeBytes { v in
-                    if filename == nil { _ = api.bindBlob(insert, 4, v.baseAddress, Int32(v.count), nil) } else { _ = api.bindNull(insert, 4) }
+                    if filename == nil { _ = api.bindBlob(insert, 4, v.baseAddress, Int32(v.count), 0) } else { _ = api.bindNull(insert, 4) }
                     let rc = api.step(insert)
                     _ = api.reset(insert)
                     return rc
@@ -130,7 +91,7 @@ final class SQLiteManifestCache {
         var result: Data?
         var filename: String?
         let rc: Int32 = key.withCString { k in
-            _ = api.bindText(select, 1, k, -1, nil)
+            _ = api.bindText(select, 1, k, -1, 0)
             let rc = api.step(select)
             if rc == 100 {
                 if let text = api.columnText(select, 1) {
@@ -149,7 +110,7 @@ final class SQLiteManifestCache {
         let time = now
         let touched: Int32 = key.withCString { k in
             _ = api.bindInt64(touch, 1, time)
-            _ = api.bindText(touch, 2, k, -1, nil)
+            _ = api.bindText(touch, 2, k, -1, 0)
             let rc = api.step(touch)
             _ = api.reset(touch)
             return rc
