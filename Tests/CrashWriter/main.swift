@@ -1,6 +1,7 @@
 // The child process of the crash tests (Tests/LogStoreTests/CrashTests.swift).
 //
 // Usage: logstore-crash-writer <store directory> <seed> <crash|group|fsync> <segment size> <first op id>
+//        logstore-crash-writer rekey ...   (RekeyChild.swift)    logstore-crash-writer dao ...   (DAOChild.swift)
 //
 // Opens the store and runs a mixed workload until it is killed: puts of new keys, overwrites and
 // deletes of existing keys, puts that are already expired, atomic batches, and now and then an
@@ -89,6 +90,9 @@ struct KeySet {
     func random(using rng: inout Generator) -> String? { items.isEmpty ? nil : items[Int.random(in: 0..<items.count, using: &rng)] }
 }
 
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "dao" {
+    runDAOChild(Array(CommandLine.arguments.dropFirst(2)))
+}
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "rekey" {
     runRekeyChild(Array(CommandLine.arguments.dropFirst(2)))
 }
