@@ -314,6 +314,9 @@ public final class LogStore: Sendable {
     /// call throws `closed`. Closing twice is not an error.
     public func close() throws { try engine.close() }
 
+    /// Whether `close()` has run (then every call throws `StoreError.closed`). O(1): one lock.
+    public var isClosed: Bool { engine.writeMutex.withLock { engine.isClosed } }
+
     deinit { try? engine.close() }
 }
 

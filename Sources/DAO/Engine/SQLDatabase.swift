@@ -427,14 +427,9 @@ final class DatabaseRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var databases: [ObjectIdentifier: SQLDatabase] = [:]
 
-    /// Whether `store` was closed (any call then throws); an O(1) read of an absent key.
+    /// Whether `store` was closed (any call then throws).
     static func isClosed(_ store: LogStore) -> Bool {
-        do {
-            _ = try store.get(forKey: [0], space: 0xFFFF_FFFE)
-            return false
-        } catch {
-            return true
-        }
+        store.isClosed
     }
 
     func database(for store: LogStore, create: () throws -> SQLDatabase) throws -> SQLDatabase {
