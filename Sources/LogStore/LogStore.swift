@@ -127,6 +127,10 @@ public final class LogStore: Sendable {
         public var segmentBytes: Int = 0
         /// Compactions completed since open.
         public var compactions: Int = 0
+        /// Failures of work the store did on its own since open (background compactions, the
+        /// compaction that ends a rekey), one line each, oldest first. Such a failure loses
+        /// nothing: the store goes on with its files as they were.
+        public var backgroundErrors: [String] = []
     }
 
     /// The result of `verify()`.

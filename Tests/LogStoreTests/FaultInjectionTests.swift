@@ -387,3 +387,23 @@ final class InterruptedCompactionFaultTests: StoreTestCase {
         print("fault injection, finishing an interrupted compaction: \(calls) I/O calls, calls failed: \(failed.sorted().joined(separator: " "))")
     }
 }
+
+/// Failures of work the store does on its own are visible in `statistics.backgroundErrors`.
+final class BackgroundErrorTests: StoreTestCase {
+    func testAFailedCompactionAfterRekeyIsReported() throws {
+        let directory = temporary.make("background")
+        var opts = options(segmentSize: 4 << 10)
+        opts.encryption = .init(key: [UInt8](repeating: 0x11, count: 32), keyID: 1)
+        let store = try LogStore(directory: directory, options: opts)
+        defer { try? store.close() }
+        for i in 0..<50 { try store.put(b("value \(i) " + String(repeating: "v", count: 100)), forKey: b("k\(i)")) }
+        XCTAssertEqual(store.statistics.backgroundErrors, [])
+        // The first rename fails: the rekey's rewrites need none, its final compaction's commit does.
+        FaultInjection.arm(failAt: 0, fault: .error(EIO), only: [.rename])
+        try store.rekey(to: .init(key: [UInt8](repeating: 0x22, count: 32), keyID: 2))
+        FaultInjection.disarm()
+        XCTAssertEqual(store.statistics.backgroundErrors.count, 1)
+        XCTAssertTrue(store.statistics.backgroundErrors.first?.contains("compaction after rekey") == true)
+        XCTAssertEqual(try store.get(forKey: b("k7")), b("value 7 " + String(repeating: "v", count: 100)))
+    }
+}

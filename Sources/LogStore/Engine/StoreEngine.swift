@@ -262,6 +262,7 @@ final class StoreEngine: @unchecked Sendable {
                     stats.segmentBytes += segment.length
                 }
                 stats.compactions = compactionCount
+                stats.backgroundErrors = backgroundErrors
                 return stats
             }
         }
