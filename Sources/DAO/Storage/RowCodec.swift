@@ -62,28 +62,8 @@ enum RowCodec {
             guard position < bytes.count else { return nil }
             let tag = bytes[position]
             position += 1
-            switch tag {
-            case 0: values.append(.null)
-            case 1:
-                guard let raw = readVarint(bytes, &position) else { return nil }
-                values.append(.integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))))
-            case 2:
-                guard position + 8 <= bytes.count else { return nil }
-                var bits: UInt64 = 0
-                for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
-                position += 8
-                values.append(.real(Double(bitPattern: bits)))
-            case 3, 4:
-                guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
-                let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
-                position += Int(length)
-                if tag == 3 {
-                    values.append(.text(String(decoding: slice, as: UTF8.self)))
-                } else {
-                    values.append(.blob([UInt8](slice)))
-                }
-            default: return nil
-            }
+            guard let value = readValue(tag: tag, bytes, &position) else { return nil }
+            values.append(value)
         }
         return values
     }
@@ -103,28 +83,8 @@ enum RowCodec {
             position += 1
             let wanted = columns[next] == column
             if wanted { next += 1 }
-            switch tag {
-            case 0: continue
-            case 1:
-                guard let raw = readVarint(bytes, &position) else { return nil }
-                if wanted { values[column] = .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))) }
-            case 2:
-                guard position + 8 <= bytes.count else { return nil }
-                if wanted {
-                    var bits: UInt64 = 0
-                    for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
-                    values[column] = .real(Double(bitPattern: bits))
-                }
-                position += 8
-            case 3, 4:
-                guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
-                if wanted {
-                    let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
-                    values[column] = tag == 3 ? .text(String(decoding: slice, as: UTF8.self)) : .blob([UInt8](slice))
-                }
-                position += Int(length)
-            default: return nil
-            }
+            guard let value = readValue(tag: tag, bytes, &position, keep: wanted) else { return nil }
+            if wanted { values[column] = value }
         }
         return values
     }
@@ -150,30 +110,39 @@ enum RowCodec {
             guard position < bytes.count else { return nil }
             let tag = bytes[position]
             position += 1
-            switch tag {
-            case 0: if wanted { values[column] = .null }
-            case 1:
-                guard let raw = readVarint(bytes, &position) else { return nil }
-                if wanted { values[column] = .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))) }
-            case 2:
-                guard position + 8 <= bytes.count else { return nil }
-                if wanted {
-                    var bits: UInt64 = 0
-                    for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
-                    values[column] = .real(Double(bitPattern: bits))
-                }
-                position += 8
-            case 3, 4:
-                guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
-                if wanted {
-                    let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
-                    values[column] = tag == 3 ? .text(String(decoding: slice, as: UTF8.self)) : .blob([UInt8](slice))
-                }
-                position += Int(length)
-            default: return nil
-            }
+            guard let value = readValue(tag: tag, bytes, &position, keep: wanted) else { return nil }
+            if wanted { values[column] = value }
         }
         return Int(count)
+    }
+
+    /// Reads one stored value of type `tag` at `position` and moves past it. With `keep` false
+    /// the value is skipped without being built (and `.null` returned). Nil when the bytes are
+    /// not a value of this format.
+    @inline(__always)
+    static func readValue(tag: UInt8, _ bytes: UnsafeRawBufferPointer, _ position: inout Int, keep: Bool = true) -> DAOValue? {
+        switch tag {
+        case 0:
+            return .null
+        case 1:
+            guard let raw = readVarint(bytes, &position) else { return nil }
+            return keep ? .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))) : .null
+        case 2:
+            guard position + 8 <= bytes.count else { return nil }
+            defer { position += 8 }
+            guard keep else { return .null }
+            var bits: UInt64 = 0
+            for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
+            return .real(Double(bitPattern: bits))
+        case 3, 4:
+            guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
+            defer { position += Int(length) }
+            guard keep else { return .null }
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
+            return tag == 3 ? .text(String(decoding: slice, as: UTF8.self)) : .blob([UInt8](slice))
+        default:
+            return nil
+        }
     }
 
     /// LogStore's LEB128 varint (FORMAT.md "Varints"), the one implementation of the package.
