@@ -28,6 +28,9 @@ public struct SQLiteLibrary: Sendable {
     public let close: @convention(c) (OpaquePointer?) -> Int32
     public let errmsg: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
     public let libversion: @convention(c) () -> UnsafePointer<CChar>?
+    public let busyTimeout: @convention(c) (OpaquePointer?, Int32) -> Int32
+    /// The name or path the library was opened by.
+    public let path: String
 
     /// Looks every call up in `lib`.
     public init(_ lib: DynamicLibrary) throws {
@@ -52,6 +55,8 @@ public struct SQLiteLibrary: Sendable {
         close = try lib.function("sqlite3_close")
         errmsg = try lib.function("sqlite3_errmsg")
         libversion = try lib.function("sqlite3_libversion")
+        busyTimeout = try lib.function("sqlite3_busy_timeout")
+        path = lib.path
     }
 
     /// The system's libsqlite3, loaded on first use.

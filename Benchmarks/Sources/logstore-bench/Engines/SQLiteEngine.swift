@@ -13,49 +13,9 @@ final class SQLiteEngine: KVEngine {
     static let batchSize = 1000
     static let fileName = "kv.sqlite"
 
-    struct API {
-        typealias Handle = OpaquePointer
-        let open: @convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<OpaquePointer?>?, Int32, UnsafePointer<CChar>?) -> Int32
-        let exec: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, OpaquePointer?, UnsafeMutableRawPointer?,
-                                  UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32
-        let prepare: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32, UnsafeMutablePointer<OpaquePointer?>?,
-                                     UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> Int32
-        /// The last argument is the destructor; nil is SQLITE_STATIC (the buffer outlives the step).
-        let bindBlob: @convention(c) (OpaquePointer?, Int32, UnsafeRawPointer?, Int32, OpaquePointer?) -> Int32
-        let step: @convention(c) (OpaquePointer?) -> Int32
-        let columnBlob: @convention(c) (OpaquePointer?, Int32) -> UnsafeRawPointer?
-        let columnBytes: @convention(c) (OpaquePointer?, Int32) -> Int32
-        let reset: @convention(c) (OpaquePointer?) -> Int32
-        let finalize: @convention(c) (OpaquePointer?) -> Int32
-        let close: @convention(c) (OpaquePointer?) -> Int32
-        let errmsg: @convention(c) (OpaquePointer?) -> UnsafePointer<CChar>?
-        let busyTimeout: @convention(c) (OpaquePointer?, Int32) -> Int32
-        let libversion: @convention(c) () -> UnsafePointer<CChar>?
-        let path: String
-
-        init(_ lib: DynamicLibrary) throws {
-            open = try lib.function("sqlite3_open_v2")
-            exec = try lib.function("sqlite3_exec")
-            prepare = try lib.function("sqlite3_prepare_v2")
-            bindBlob = try lib.function("sqlite3_bind_blob")
-            step = try lib.function("sqlite3_step")
-            columnBlob = try lib.function("sqlite3_column_blob")
-            columnBytes = try lib.function("sqlite3_column_bytes")
-            reset = try lib.function("sqlite3_reset")
-            finalize = try lib.function("sqlite3_finalize")
-            close = try lib.function("sqlite3_close")
-            errmsg = try lib.function("sqlite3_errmsg")
-            busyTimeout = try lib.function("sqlite3_busy_timeout")
-            libversion = try lib.function("sqlite3_libversion")
-            path = lib.path
-        }
-    }
-
-    static let library = LazyLibrary<API> {
-        DynamicLibrary.open(sonames: ["libsqlite3.so.0", "libsqlite3.so"]).flatMap { lib in
-            Result { try API(lib) }.mapError { $0 as? BenchError ?? .unavailable("\($0)") }
-        }
-    }
+    /// The SQLite calls, shared with the other benchmark executables (BenchSupport).
+    typealias API = SQLiteLibrary
+    static var library: LazyLibrary<SQLiteLibrary> { SQLiteLibrary.shared }
 
     static func probe() -> Result<String, BenchError> {
         library.result.map { "\($0.path), SQLite \(String(cString: $0.libversion()!))" }
@@ -167,8 +127,8 @@ final class SQLiteEngine: KVEngine {
         try beforeOperation()
         let rc = key.withUnsafeBytes { k in
             value.withUnsafeBytes { v in
-                _ = api.bindBlob(putStatement, 1, k.baseAddress, Int32(k.count), nil)
-                _ = api.bindBlob(putStatement, 2, v.baseAddress, Int32(v.count), nil)
+                _ = api.bindBlob(putStatement, 1, k.baseAddress, Int32(k.count), 0)
+                _ = api.bindBlob(putStatement, 2, v.baseAddress, Int32(v.count), 0)
                 let rc = api.step(putStatement)
                 _ = api.reset(putStatement)
                 return rc
@@ -181,7 +141,7 @@ final class SQLiteEngine: KVEngine {
     func get(_ key: [UInt8]) throws -> [UInt8]? {
         try beforeOperation()
         let (rc, value) = key.withUnsafeBytes { k -> (Int32, [UInt8]?) in
-            _ = api.bindBlob(getStatement, 1, k.baseAddress, Int32(k.count), nil)
+            _ = api.bindBlob(getStatement, 1, k.baseAddress, Int32(k.count), 0)
             let rc = api.step(getStatement)
             var value: [UInt8]?
             if rc == 100 {  // SQLITE_ROW
@@ -203,7 +163,7 @@ final class SQLiteEngine: KVEngine {
     func delete(_ key: [UInt8]) throws {
         try beforeOperation()
         let rc = key.withUnsafeBytes { k in
-            _ = api.bindBlob(deleteStatement, 1, k.baseAddress, Int32(k.count), nil)
+            _ = api.bindBlob(deleteStatement, 1, k.baseAddress, Int32(k.count), 0)
             let rc = api.step(deleteStatement)
             _ = api.reset(deleteStatement)
             return rc
@@ -219,8 +179,8 @@ final class SQLiteEngine: KVEngine {
         for i in keys.indices {
             let rc = keys[i].withUnsafeBytes { k in
                 values[i].withUnsafeBytes { v in
-                    _ = api.bindBlob(putStatement, 1, k.baseAddress, Int32(k.count), nil)
-                    _ = api.bindBlob(putStatement, 2, v.baseAddress, Int32(v.count), nil)
+                    _ = api.bindBlob(putStatement, 1, k.baseAddress, Int32(k.count), 0)
+                    _ = api.bindBlob(putStatement, 2, v.baseAddress, Int32(v.count), 0)
                     let rc = api.step(putStatement)
                     _ = api.reset(putStatement)
                     return rc
