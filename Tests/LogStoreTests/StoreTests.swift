@@ -488,4 +488,47 @@ final class SpaceCatalogTests: StoreTestCase {
         XCTAssertEqual(try store.namedSpaces(), ["preferences": prefs, "cache:images": cache])
         XCTAssertEqual(try store.space(named: "third"), max(prefs, cache) + 1)
     }
+
+    /// Thousands of names (a DAO with many tables, per-user caches): each gets its own space,
+    /// the same one after reopen, and a new name after reopen continues above them all.
+    func testManyNamesStayDistinctAndStableAcrossReopen() throws {
+        let directory = temporary.make()
+        var store = try LogStore(directory: directory, options: options())
+        var assigned: [String: LogStore.KeySpace] = [:]
+        for i in 0..<3_000 { assigned["table-\(i)"] = try store.space(named: "table-\(i)") }
+        XCTAssertEqual(Set(assigned.values).count, assigned.count)
+        XCTAssertEqual(try store.namedSpaces(), assigned)
+        try store.close()
+        store = try LogStore(directory: directory, options: options())
+        defer { try? store.close() }
+        XCTAssertEqual(try store.space(named: "table-1234"), assigned["table-1234"])
+        XCTAssertEqual(try store.space(named: "one more"), assigned.values.max()! + 1)
+    }
+
+    /// A registration whose write fails (the disk is full when it needs a new segment) is not
+    /// registered: the name is not listed, and the next attempt registers it at a space no other
+    /// name has.
+    func testAFailedRegistrationLeavesTheCatalogAsItWas() throws {
+        let directory = temporary.make()
+        let store = try LogStore(directory: directory, options: options(segmentSize: 4 << 10))
+        defer { try? store.close() }
+        FaultInjection.arm(failAt: 0, fault: .error(ENOSPC), only: [.fallocate])
+        var registered: [String: LogStore.KeySpace] = [:]
+        var refused: String?
+        for i in 0..<1_000 {
+            let name = "a somewhat long table name, to fill a segment soon: \(i)"
+            do { registered[name] = try store.space(named: name) } catch StoreError.io(_, let code) {
+                XCTAssertEqual(code, ENOSPC)
+                refused = name
+                break
+            }
+        }
+        FaultInjection.disarm()
+        let name = try XCTUnwrap(refused, "no registration needed a new segment")
+        XCTAssertEqual(try store.namedSpaces(), registered)
+        let space = try store.space(named: name)
+        XCTAssertFalse(registered.values.contains(space))
+        registered[name] = space
+        XCTAssertEqual(try store.namedSpaces(), registered)
+    }
 }

@@ -18,6 +18,8 @@ final class StoreEngine: @unchecked Sendable {
     let compactionMutex = Mutex()
     /// Serializes registrations in the space catalog (`space(named:)`).
     let catalogMutex = Mutex()
+    /// The space catalog, cached on first use. Guarded by catalogMutex.
+    var spaceCatalog: SpaceCatalog?
     let syncer = SyncCoordinator()
 
     // Guarded by rw (mutated with writeMutex held too).
