@@ -37,11 +37,11 @@ let package = Package(
         // Every layer once, on a fresh root (scripts/demo.sh runs it).
         .executableTarget(name: "unified-demo", dependencies: ["UnifiedStorage"]),
         // The child process of the crash tests: writes, prints what it acknowledged, gets killed.
-        .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore", "DAO"], path: "Tests/CrashWriter"),
+        .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore", "DAO", "Preferences", "Caches"], path: "Tests/CrashWriter"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer"]),
         .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite", "logstore-crash-writer"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "LogStore", "UnifiedStorage"]),
-        .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage"]),
+        .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage", "logstore-crash-writer"]),
         .testTarget(name: "UstoreTests", dependencies: ["ustore", "LogStore"]),
     ],
     swiftLanguageModes: [.v6]
