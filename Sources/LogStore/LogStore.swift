@@ -321,6 +321,9 @@ public final class LogStore: Sendable {
     /// Whether `close()` has run (then every call throws `StoreError.closed`). O(1): one lock.
     public var isClosed: Bool { engine.writeMutex.withLock { engine.isClosed } }
 
+    /// The options the store was opened with (the layers above follow its durability).
+    package var options: Options { engine.options }
+
     deinit { try? engine.close() }
 }
 

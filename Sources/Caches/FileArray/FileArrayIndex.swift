@@ -20,6 +20,11 @@ import CZstd
 /// the batch leaves only unreferenced chunks or files, which the next load deletes: a file is
 /// visible entirely or not at all.
 ///
+/// When that batch throws, it may still have reached the disk (a failed fsync: the record is
+/// written, its durability unknown). So a failed call cleans up nothing, leaving unreferenced
+/// chunks and files to the next load, and its names become `uncertain`: a later removal writes
+/// their deletions even though memory does not list them, so an acknowledged removal holds.
+///
 /// File ids only grow, so the write order is the id order: eviction takes the smallest id,
 /// overwriting gives a new id (renewing the age) and renaming keeps it.
 final class FileArrayIndex: @unchecked Sendable {
@@ -90,6 +95,9 @@ final class FileArrayIndex: @unchecked Sendable {
     private var writeOrder: [UInt64] = []
     private var writeOrderStart = 0
     var nextFileID: UInt64 = 1
+    /// Under `lock`: names whose last manifest batch threw, so the disk may hold a manifest for
+    /// them that memory does not (or lack one it does). Removals write their deletions anyway.
+    private(set) var uncertain: Set<String> = []
 
     static func manifestKey(_ name: String) -> [UInt8] { [manifestPrefix] + Array(name.utf8) }
 
@@ -165,12 +173,13 @@ final class FileArrayIndex: @unchecked Sendable {
         }
         if orphans.count > 0 { try store.write(orphans) }
         // External files no manifest refers to (temporary ones included): the same leftovers.
-        if let externalFolder, let names = try? FileManager.default.contentsOfDirectory(atPath: externalFolder.path) {
-            for name in names {
+        if let externalFolder, Directory.exists(externalFolder.path) {
+            for name in try Directory.list(externalFolder.path) {
                 let id = UInt64(name.prefix(16), radix: 16)
                 if let id { highest = max(highest, id) }
                 if let id, name.count == 16, let owner = nameOfFile[id], manifests[owner]?.kind == .external { continue }
-                try? FileManager.default.removeItem(at: externalFolder.appendingPathComponent(name))
+                // A failure leaves the leftover for the next load.
+                try? Directory.remove(externalFolder.appendingPathComponent(name).path)
             }
         }
         nextFileID = highest + 1
@@ -223,13 +232,14 @@ final class FileArrayIndex: @unchecked Sendable {
         do {
             try store.write(batch)
         } catch {
-            // The chunks written are unreferenced: delete them (or leave them to the next load).
-            var cleanup = LogStore.WriteBatch()
-            deleteChunks(of: manifest, into: &cleanup)
-            try? store.write(cleanup)
-            unlinkExternal(manifest)
+            // The batch may be on disk anyway (see the type's comment): keep its chunks and
+            // external file; if it is not, the next load deletes them as unreferenced.
+            uncertain.insert(name)
+            uncertain.formUnion(removed)
             throw error
         }
+        uncertain.remove(name)
+        uncertain.subtract(removed)
         if let old = manifests[name] {
             nameOfFile.removeValue(forKey: old.fileID)
             unlinkExternal(old)
@@ -280,7 +290,13 @@ final class FileArrayIndex: @unchecked Sendable {
         batch.delete(forKey: Self.manifestKey(name), space: space)
         batch.put(manifest.encoded, forKey: Self.manifestKey(newName), space: space, crypt: .plain)
         if let replaced = manifests[newName] { deleteChunks(of: replaced, into: &batch) }
-        try store.write(batch)
+        do {
+            try store.write(batch)
+        } catch {
+            uncertain.formUnion([name, newName])
+            throw error
+        }
+        uncertain.subtract([name, newName])
         if let replaced = manifests[newName] {
             unlinkExternal(replaced)
             forget(newName)
@@ -295,14 +311,24 @@ final class FileArrayIndex: @unchecked Sendable {
     func remove(_ names: [String]) throws {
         var batch = LogStore.WriteBatch()
         var present: [String] = []
+        var settled: [String] = []
         for name in names {
-            guard let manifest = manifests[name] else { continue }
+            guard let manifest = manifests[name] else {
+                // Not listed, but an earlier failed batch may have left its manifest on disk.
+                if uncertain.contains(name) {
+                    batch.delete(forKey: Self.manifestKey(name), space: space)
+                    settled.append(name)
+                }
+                continue
+            }
             batch.delete(forKey: Self.manifestKey(name), space: space)
             deleteChunks(of: manifest, into: &batch)
             present.append(name)
         }
         guard batch.count > 0 else { return }
         try store.write(batch)
+        uncertain.subtract(settled)
+        uncertain.subtract(present)
         for name in present {
             if let manifest = manifests[name] { unlinkExternal(manifest) }
             forget(name)
@@ -349,64 +375,51 @@ final class FileArrayIndex: @unchecked Sendable {
 
     // MARK: External files
 
-    /// Writes `data` to `url`. No temporary name is needed: the file id is new, and nothing
-    /// refers to the file until the manifest written after it, so a file cut short by a crash is
-    /// unreferenced and deleted at the next load.
+    /// Writes `data` to `url` through the engine's I/O door (so fault injection reaches it).
+    /// No temporary name is needed: the file id is new, and nothing refers to the file until
+    /// the manifest written after it, so a file cut short by a crash is unreferenced and
+    /// deleted at the next load. When the store syncs (fsync each write, group commit), the
+    /// file and its directory entry are synced before the manifest is written, so a synced
+    /// manifest never points at a file the disk lost.
     private func writeExternal(_ data: Data, to url: URL) throws {
         guard let folder = externalFolder else { return }
         if !externalFolderExists {
-            do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-                throw StoreError.io(operation: "create \(folder.path)", errno: EIO)
-            }
+            try Directory.create(folder.path)
             externalFolderExists = true
         }
-        let fd = open(url.path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreError.io(operation: "open \(url.path)", errno: errno) }
-        var failure: Int32 = 0
-        data.withUnsafeBytes { raw in
-            var done = 0
-            while done < raw.count, let base = raw.baseAddress {
-                let written = Foundation.write(fd, base + done, raw.count - done)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                done += written
+        do {
+            let file = try SystemFile(path: url.path, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
+            try data.withUnsafeBytes { try file.write($0, at: 0) }
+            if store.options.durability != .processCrashSafe {
+                try file.syncData()
+                try Directory.sync(folder.path)
             }
-        }
-        if close(fd) != 0, failure == 0 { failure = errno }
-        if failure != 0 {
-            unlink(url.path)
-            throw StoreError.io(operation: "write \(url.path)", errno: failure)
+        } catch {
+            try? Directory.remove(url.path)
+            throw error
         }
     }
 
     private func readExternal(_ manifest: Manifest, name: String, size: Int) throws -> Data {
         guard let url = externalURL(manifest.fileID) else { throw StoreError.corrupt("file array \(name): external file in a compressing store") }
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError.corrupt("file array \(name): \(url.path) missing (errno \(errno))") }
-        defer { close(fd) }
-        var data = Data(count: size)
-        var failure: Int32 = 0
-        var done = 0
-        data.withUnsafeMutableBytes { raw in
-            while done < raw.count, let base = raw.baseAddress {
-                let count = Foundation.read(fd, base + done, raw.count - done)
-                if count < 0, errno == EINTR { continue }
-                if count < 0 { failure = errno }
-                if count <= 0 { return }
-                done += count
-            }
+        let file: SystemFile
+        do {
+            file = try SystemFile(path: url.path, flags: O_RDONLY)
+        } catch StoreError.io(_, let code) where code == ENOENT {
+            throw StoreError.corrupt("file array \(name): \(url.path) is missing")
         }
-        if failure != 0 { throw StoreError.io(operation: "read \(url.path)", errno: failure) }
-        guard done == size else { throw StoreError.corrupt("file array \(name): \(url.path) holds \(done) bytes, the manifest says \(size)") }
+        let actual = try file.size()
+        guard actual == size else { throw StoreError.corrupt("file array \(name): \(url.path) holds \(actual) bytes, the manifest says \(size)") }
+        var data = Data(count: size)
+        try data.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
         return data
     }
 
+    /// Unlinks the external file of `manifest`, if any. A failure leaves an unreferenced file,
+    /// which the next load deletes.
     private func unlinkExternal(_ manifest: Manifest) {
         guard manifest.kind == .external, let url = externalURL(manifest.fileID) else { return }
-        unlink(url.path)
+        try? Directory.remove(url.path)
     }
 
     private func deleteChunks(of manifest: Manifest, into batch: inout LogStore.WriteBatch) {

@@ -9,12 +9,13 @@ import Foundation
 ///
 /// Every failure becomes `StoreError.io` naming the call and the path. Every call here (and
 /// nowhere else in the engine) first asks `FaultInjection` whether a test wants it to fail.
-final class SystemFile: @unchecked Sendable {
+/// Package-visible so the layers above (the file arrays' external files) use the same door.
+package final class SystemFile: @unchecked Sendable {
     let descriptor: Int32
-    let path: String
+    package let path: String
 
     /// Opens `path` with the given `open(2)` flags; `O_CLOEXEC` is always added.
-    init(path: String, flags: Int32, mode: mode_t = 0o644) throws {
+    package init(path: String, flags: Int32, mode: mode_t = 0o644) throws {
         try FaultInjection.failIfInjected(.open, path, operation: "open \(path)")
         let fd = open(path, flags | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
@@ -25,7 +26,7 @@ final class SystemFile: @unchecked Sendable {
     deinit { _ = close(descriptor) }
 
     /// Size of the file in bytes.
-    func size() throws -> Int {
+    package func size() throws -> Int {
         try FaultInjection.failIfInjected(.fstat, path, operation: "fstat \(path)")
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw StoreError.io(operation: "fstat \(path)", errno: errno) }
@@ -33,7 +34,7 @@ final class SystemFile: @unchecked Sendable {
     }
 
     /// Writes all of `bytes` at `offset`, retrying short writes and EINTR.
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws {
         var done = 0
         if let fault = FaultInjection.check(.pwrite, path) {
             // A filling disk writes part of the bytes before it refuses the rest.
@@ -53,34 +54,40 @@ final class SystemFile: @unchecked Sendable {
         }
     }
 
-    func write(_ bytes: [UInt8], at offset: Int) throws {
+    package func write(_ bytes: [UInt8], at offset: Int) throws {
         try bytes.withUnsafeBytes { (buffer) in try write(buffer, at: offset) }
     }
 
     /// Reads exactly `count` bytes at `offset`; fewer bytes (end of file) is `corrupt`.
-    func read(count: Int, at offset: Int) throws -> [UInt8] {
-        try FaultInjection.failIfInjected(.pread, path, operation: "pread \(path)")
+    package func read(count: Int, at offset: Int) throws -> [UInt8] {
         var result = [UInt8](repeating: 0, count: count)
+        try result.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        return result
+    }
+
+    /// Fills `buffer` with the bytes at `offset`; fewer bytes (end of file) is `corrupt`.
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws {
+        try FaultInjection.failIfInjected(.pread, path, operation: "pread \(path)")
+        guard let base = buffer.baseAddress else { return }
         var done = 0
-        while done < count {
-            let n = result.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+        while done < buffer.count {
+            let n = pread(descriptor, base + done, buffer.count - done, off_t(offset + done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw StoreError.io(operation: "pread \(path)", errno: errno)
             }
-            if n == 0 { throw StoreError.corrupt("\(path): file ends at \(offset + done), expected \(count) bytes at \(offset)") }
+            if n == 0 { throw StoreError.corrupt("\(path): file ends at \(offset + done), expected \(buffer.count) bytes at \(offset)") }
             done += n
         }
-        return result
     }
 
     /// Reads the whole file.
-    func readAll() throws -> [UInt8] {
+    package func readAll() throws -> [UInt8] {
         try read(count: try size(), at: 0)
     }
 
     /// Flushes the file's data (and the metadata needed to read it) to stable storage.
-    func syncData() throws {
+    package func syncData() throws {
         try FaultInjection.failIfInjected(.fdatasync, path, operation: "fdatasync \(path)")
         #if os(Linux)
         let result = fdatasync(descriptor)
@@ -132,8 +139,8 @@ private let systemRename = Darwin.rename
 #endif
 
 /// Directory-level calls: listing, renaming, removing, and syncing a directory entry.
-enum Directory {
-    static func create(_ path: String) throws {
+package enum Directory {
+    package static func create(_ path: String) throws {
         try FaultInjection.failIfInjected(.mkdir, path, operation: "mkdir \(path)")
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             // Create missing parents too, like `mkdir -p`.
@@ -145,12 +152,12 @@ enum Directory {
         }
     }
 
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0
     }
 
-    static func list(_ path: String) throws -> [String] {
+    package static func list(_ path: String) throws -> [String] {
         try FaultInjection.failIfInjected(.opendir, path, operation: "opendir \(path)")
         guard let dir = opendir(path) else { throw StoreError.io(operation: "opendir \(path)", errno: errno) }
         defer { closedir(dir) }
@@ -164,19 +171,19 @@ enum Directory {
         return names
     }
 
-    static func rename(_ from: String, _ to: String) throws {
+    package static func rename(_ from: String, _ to: String) throws {
         try FaultInjection.failIfInjected(.rename, from, operation: "rename \(from) -> \(to)")
         guard systemRename(from, to) == 0 else { throw StoreError.io(operation: "rename \(from) -> \(to)", errno: errno) }
     }
 
     /// Removes a file; a file that is already gone is not an error.
-    static func remove(_ path: String) throws {
+    package static func remove(_ path: String) throws {
         try FaultInjection.failIfInjected(.unlink, path, operation: "unlink \(path)")
         guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "unlink \(path)", errno: errno) }
     }
 
     /// Makes creations, renames and removals in the directory durable.
-    static func sync(_ path: String) throws {
+    package static func sync(_ path: String) throws {
         try FaultInjection.failIfInjected(.fsyncDirectory, path, operation: "fsync \(path)")
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
