@@ -25,6 +25,17 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
         XCTAssertEqual(syntaxPosition("SELECT 1 -- comment\n /* block */ FROM")?.1, 2)
     }
 
+    /// Columns count characters, not bytes, across many tokens on one line and after newlines
+    /// (the lexer counts them incrementally).
+    func testColumnsOfLongLinesAndMultibyteText() throws {
+        let rows = (0..<2_000).map { "(\($0), 'é\($0)')" }.joined(separator: ", ")
+        let insert = "INSERT INTO t VALUES " + rows + " garbage"
+        // Every 'é' is two bytes and one character.
+        XCTAssertEqual(syntaxPosition(insert).map { [$0.1, $0.2] }, [1, insert.count - 6])
+        XCTAssertEqual(syntaxPosition("SELECT 'ééé',\n 'ü' FROM t WHERE )\nx").map { [$0.1, $0.2] }, [2, 19])
+        XCTAssertEqual(syntaxPosition("SELECT 'ééé', 1 FROM t WHERE )").map { [$0.1, $0.2] }, [1, 30])
+    }
+
     func testUnsupportedConstructsAreNamed() throws {
         let temporary = try TemporaryStore()
         let db = try temporary.database

@@ -41,12 +41,23 @@ struct Lexer {
         var index = 0
         var line = 1
         var lineStart = 0
+        // Columns count characters (UTF-8 continuation bytes do not start one). Tokens come in
+        // order, so the count resumes from the last token's column: a long one-line statement
+        // (a multi-row INSERT) costs O(n), not O(n) per token.
+        var columnLineStart = 0
+        var columnPosition = 0
+        var columnCount = 1
         func column(_ at: Int) -> Int {
-            // Columns count characters (UTF-8 continuation bytes do not start one).
-            var count = 1
-            var i = lineStart
-            while i < at { if bytes[i] & 0xC0 != 0x80 { count += 1 }; i += 1 }
-            return count
+            if columnLineStart != lineStart || at < columnPosition {
+                columnLineStart = lineStart
+                columnPosition = lineStart
+                columnCount = 1
+            }
+            while columnPosition < at {
+                if bytes[columnPosition] & 0xC0 != 0x80 { columnCount += 1 }
+                columnPosition += 1
+            }
+            return columnCount
         }
         func text(_ from: Int, _ to: Int) -> String { String(decoding: bytes[from..<to], as: UTF8.self) }
         func isIdentStart(_ b: UInt8) -> Bool { (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x5F || b >= 0x80 }
