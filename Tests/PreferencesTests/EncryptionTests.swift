@@ -77,7 +77,9 @@ final class EncryptionTests: PreferencesTestCase {
         XCTAssertThrowsError(try DataCenter(root: folder, appKey: "other", appVersion: "1")) { error in
             guard case StoreError.wrongKey = error else { return XCTFail("\(error)") }
         }
-        XCTAssertThrowsError(try DataCenter(root: makeTemporaryFolder(), appKey: "x", defaultKey: [1, 2, 3], appVersion: "1")) { error in
+        let other = makeTemporaryFolder("short-key")
+        defer { try? FileManager.default.removeItem(at: other) }
+        XCTAssertThrowsError(try DataCenter(root: other, appKey: "x", defaultKey: [1, 2, 3], appVersion: "1")) { error in
             guard case StoreError.wrongKey = error else { return XCTFail("\(error)") }
         }
         let again = try DataCenter(root: folder, appKey: "ignored", defaultKey: key, appVersion: "1")

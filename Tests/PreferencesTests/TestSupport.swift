@@ -7,8 +7,7 @@ import LogStore
 func makeTemporaryFolder(_ name: String = #function) -> URL {
     let safe = name.filter { $0.isLetter || $0.isNumber }
     let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("prefs-tests-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
-        .appendingPathComponent("\(safe)-\(UUID().uuidString)", isDirectory: true)
+        .appendingPathComponent("prefs-tests-\(safe)-\(UUID().uuidString)", isDirectory: true)
     try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

@@ -88,8 +88,12 @@ final class XMLDAOFactoryTests: PreferencesTestCase {
     func testCustomStorageProxies() throws {
         try requireEngine()
         let url = try writeConfig()
-        let storage = try CustomStorage(path: makeTemporaryFolder())
-        defer { try? storage.close() }
+        let folder = makeTemporaryFolder()
+        let storage = try CustomStorage(path: folder)
+        defer {
+            try? storage.close()
+            try? FileManager.default.removeItem(at: folder)
+        }
         let common = try storage.dao(configPath: url, userDependent: false)
         let perUser = try storage.dao(configPath: url, userDependent: true)
         XCTAssertThrowsError(try perUser.count())
