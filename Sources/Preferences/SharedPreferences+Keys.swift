@@ -51,6 +51,9 @@ extension SharedPreferences {
 
     private func removeKeys(business: String, where shouldRemove: (String) -> Bool) throws {
         let store = try store()
+        // Refused even when nothing is listed: after a failed fsync a put that threw may still
+        // be on disk, and this removal must not be acknowledged without deleting it.
+        try store.checkWritable()
         guard let space = try existingSpace(business) else { return }
         var batch = LogStore.WriteBatch()
         var removed: [String] = []

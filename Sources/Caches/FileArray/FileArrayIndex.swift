@@ -22,8 +22,9 @@ import CZstd
 ///
 /// When that batch throws, it may still have reached the disk (a failed fsync: the record is
 /// written, its durability unknown). So a failed call cleans up nothing, leaving unreferenced
-/// chunks and files to the next load, and its names become `uncertain`: a later removal writes
-/// their deletions even though memory does not list them, so an acknowledged removal holds.
+/// chunks and files to the next load; and every operation first asks the store whether it
+/// takes writes (`checkWritable`), so after a failed fsync a removal of a name memory does not
+/// list is refused, not acknowledged.
 ///
 /// File ids only grow, so the write order is the id order: eviction takes the smallest id,
 /// overwriting gives a new id (renewing the age) and renaming keeps it.
@@ -95,9 +96,6 @@ final class FileArrayIndex: @unchecked Sendable {
     private var writeOrder: [UInt64] = []
     private var writeOrderStart = 0
     var nextFileID: UInt64 = 1
-    /// Under `lock`: names whose last manifest batch threw, so the disk may hold a manifest for
-    /// them that memory does not (or lack one it does). Removals write their deletions anyway.
-    private(set) var uncertain: Set<String> = []
 
     static func manifestKey(_ name: String) -> [UInt8] { [manifestPrefix] + Array(name.utf8) }
 
@@ -229,17 +227,9 @@ final class FileArrayIndex: @unchecked Sendable {
                 count -= 1
             }
         }
-        do {
-            try store.write(batch)
-        } catch {
-            // The batch may be on disk anyway (see the type's comment): keep its chunks and
-            // external file; if it is not, the next load deletes them as unreferenced.
-            uncertain.insert(name)
-            uncertain.formUnion(removed)
-            throw error
-        }
-        uncertain.remove(name)
-        uncertain.subtract(removed)
+        // When this throws, the batch may be on disk anyway (see the type's comment): its
+        // chunks and external file stay; if it is not, the next load deletes them.
+        try store.write(batch)
         if let old = manifests[name] {
             nameOfFile.removeValue(forKey: old.fileID)
             unlinkExternal(old)
@@ -290,13 +280,7 @@ final class FileArrayIndex: @unchecked Sendable {
         batch.delete(forKey: Self.manifestKey(name), space: space)
         batch.put(manifest.encoded, forKey: Self.manifestKey(newName), space: space, crypt: .plain)
         if let replaced = manifests[newName] { deleteChunks(of: replaced, into: &batch) }
-        do {
-            try store.write(batch)
-        } catch {
-            uncertain.formUnion([name, newName])
-            throw error
-        }
-        uncertain.subtract([name, newName])
+        try store.write(batch)
         if let replaced = manifests[newName] {
             unlinkExternal(replaced)
             forget(newName)
@@ -311,24 +295,16 @@ final class FileArrayIndex: @unchecked Sendable {
     func remove(_ names: [String]) throws {
         var batch = LogStore.WriteBatch()
         var present: [String] = []
-        var settled: [String] = []
+        // Even with nothing listed to remove: a name whose write threw may be on disk.
+        try store.checkWritable()
         for name in names {
-            guard let manifest = manifests[name] else {
-                // Not listed, but an earlier failed batch may have left its manifest on disk.
-                if uncertain.contains(name) {
-                    batch.delete(forKey: Self.manifestKey(name), space: space)
-                    settled.append(name)
-                }
-                continue
-            }
+            guard let manifest = manifests[name] else { continue }
             batch.delete(forKey: Self.manifestKey(name), space: space)
             deleteChunks(of: manifest, into: &batch)
             present.append(name)
         }
         guard batch.count > 0 else { return }
         try store.write(batch)
-        uncertain.subtract(settled)
-        uncertain.subtract(present)
         for name in present {
             if let manifest = manifests[name] { unlinkExternal(manifest) }
             forget(name)

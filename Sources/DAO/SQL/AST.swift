@@ -171,4 +171,10 @@ enum Statement: Sendable {
     case update(UpdateStatement)
     case delete(DeleteStatement)
     case begin, commit, rollback
+
+    /// Whether the statement only reads (a SELECT).
+    var isSelect: Bool {
+        if case .select = self { return true }
+        return false
+    }
 }
