@@ -24,6 +24,19 @@ final class Point: NSObject, NSCoding {
 }
 
 final class SharedPreferencesTests: PreferencesTestCase {
+    /// After a failed fsync the store refuses writes until reopened; a removal that finds nothing
+    /// to delete must be refused too (a put that threw may be on disk), while reads go on.
+    func testRemovalsAreRefusedAfterAFailedSync() throws {
+        try prefs.set(1, forKey: "k", business: "b")
+        FaultInjection.arm(failAt: 0, fault: .error(EIO), only: [.fdatasync])
+        XCTAssertThrowsError(try prefs.sync())
+        FaultInjection.disarm()
+        XCTAssertThrowsError(try prefs.removeAll(business: "never-used"))
+        XCTAssertThrowsError(try prefs.removeObjects(like: "nothing%", business: "b"))
+        XCTAssertThrowsError(try prefs.set(2, forKey: "k", business: "b"))
+        XCTAssertEqual(prefs.integer(forKey: "k", business: "b"), 1)
+    }
+
     func testTypedScalarsRoundTripWithDefaults() throws {
         XCTAssertEqual(prefs.integer(forKey: "i", business: "b"), 0)
         XCTAssertEqual(prefs.integer(forKey: "i", business: "b", default: 7), 7)
