@@ -38,10 +38,12 @@ let package = Package(
         .executableTarget(name: "unified-demo", dependencies: ["UnifiedStorage"]),
         // The child process of the crash tests: writes, prints what it acknowledged, gets killed.
         .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore", "DAO", "Preferences", "Caches"], path: "Tests/CrashWriter"),
-        .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer"]),
-        .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite", "logstore-crash-writer"]),
+        // What the kill -9 and fault-injection tests of every module share (tests only).
+        .target(name: "CrashTestSupport", dependencies: ["LogStore"], path: "Tests/CrashTestSupport"),
+        .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer", "CrashTestSupport"]),
+        .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "LogStore", "UnifiedStorage"]),
-        .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage", "logstore-crash-writer"]),
+        .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "UstoreTests", dependencies: ["ustore", "LogStore"]),
     ],
     swiftLanguageModes: [.v6]

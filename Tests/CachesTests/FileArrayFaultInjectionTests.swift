@@ -1,3 +1,4 @@
+import CrashTestSupport
 import Foundation
 import XCTest
 @testable import Caches
@@ -186,36 +187,14 @@ final class FileArrayFaultInjectionTests: XCTestCase {
     }
 
     private func campaign(durability: LogStore.Options.Durability, faults: [InjectedFault], label: String) {
-        let dry = folder()
-        var dryModel = Model()
-        FaultInjection.arm(failAt: nil)
-        runWorkload(at: dry, durability: durability, model: &dryModel)
-        let calls = FaultInjection.disarm()
-        let made = Set(FaultInjection.log.map(\.rawValue))
-        XCTAssertTrue(dryModel.failures.isEmpty, "\(label) dry run: \(dryModel.failures)")
-        XCTAssertGreaterThan(calls, 20, "the workload makes few I/O calls; is injection wired?")
-        XCTAssertTrue(made.isSuperset(of: ["open", "pwrite", "pread", "fstat", "unlink"]), "\(label): the external files' calls are not counted: \(made)")
-        check(dry, durability: durability, model: dryModel, context: "\(label) dry run")
-
-        var firedCalls: Set<String> = []
-        var injected = 0
-        for fault in faults {
-            for index in 0..<calls {
-                let directory = folder()
-                var model = Model()
-                FaultInjection.arm(failAt: index, fault: fault)
-                runWorkload(at: directory, durability: durability, model: &model)
-                let fired = FaultInjection.fired
-                FaultInjection.disarm()
-                guard let fired else { continue }
-                firedCalls.insert(fired.call.rawValue)
-                injected += 1
-                check(directory, durability: durability, model: model, context: "\(label) \(fault) at call \(index) (\(fired.call.rawValue) \(fired.path))")
-                try? FileManager.default.removeItem(at: directory)
-            }
+        let report = FaultCampaign.run(faults: faults, minimumCalls: 20, directory: folder) { directory in
+            var model = Model()
+            runWorkload(at: directory, durability: durability, model: &model)
+            return { [model] context in self.check(directory, durability: durability, model: model, context: "\(label) \(context)") }
         }
-        print("file array fault injection, \(label): \(calls) I/O calls, \(injected) runs with a fault injected, calls failed: \(firedCalls.sorted().joined(separator: " "))")
-        XCTAssertTrue(made.isSubset(of: firedCalls), "\(label): calls never failed: \(made.subtracting(firedCalls))")
+        print("file array fault injection, \(label): \(report.calls) I/O calls, \(report.injected) runs with a fault injected, calls failed: \(report.failed.sorted().joined(separator: " "))")
+        XCTAssertTrue(report.made.isSuperset(of: ["open", "pwrite", "pread", "fstat", "unlink"]), "\(label): the external files' calls are not counted: \(report.made)")
+        XCTAssertTrue(report.made.isSubset(of: report.failed), "\(label): calls never failed: \(report.made.subtracting(report.failed))")
     }
 
     func testEveryIOCallOfAFileArrayFailingInProcessCrashSafeMode() {

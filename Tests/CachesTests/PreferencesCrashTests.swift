@@ -1,4 +1,5 @@
 import Caches
+import CrashTestSupport
 import Foundation
 import Preferences
 import XCTest
@@ -23,56 +24,24 @@ final class PreferencesCrashTests: XCTestCase {
         let environment = ProcessInfo.processInfo.environment
         let cycles = environment["PREFS_CRASH_CYCLES"].flatMap(Int.init) ?? 8
         let seed = environment["PREFS_CRASH_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
-        let binary = try crashWriterBinary()
+        let binary = try CrashWriterProcess.binary(nextTo: PreferencesCrashTests.self)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("prefs-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
-        var model: State = [:]
-        var random = seed
-        var acknowledged = 0
-        var inFlightApplied = 0
-        for cycle in 0..<cycles {
-            let context = "seed \(seed), cycle \(cycle)"
-            random = random &* 6364136223846793005 &+ 1442695040888963407
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["prefs", root.path, "\(random)", "\(cycle * 1_000_000)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            usleep(UInt32(150_000 + Int(random >> 33) % 400_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertTrue(text.hasPrefix("O\n"), "\(context): the child did not open the root: \(text.prefix(200))")
-            var pending: (id: Int, effect: (key: String, value: String?))?
-            for line in text.split(separator: "\n") {
-                if line.hasPrefix("B ") {
-                    pending = effect(of: line)
-                    XCTAssertNotNil(pending, "\(context): unreadable line \(line)")
-                } else if line.hasPrefix("A "), let started = pending, Int(line.dropFirst(2)) == started.id {
-                    model[started.effect.key] = started.effect.value
-                    acknowledged += 1
-                    pending = nil
-                }
-            }
-            let found = try readState(root, context: context)
-            if found == model { continue }
-            if let pending {
-                var applied = model
-                applied[pending.effect.key] = pending.effect.value
-                if found == applied {
-                    model = applied
-                    inFlightApplied += 1
-                    continue
-                }
-            }
-            let wrong = Set(model.keys).union(found.keys).filter { model[$0] != found[$0] }.sorted().prefix(5)
-            XCTFail("\(context): state differs from the acknowledged operations at \(wrong.map { "\($0): expected \(model[$0]?.prefix(40) ?? "nil"), found \(found[$0]?.prefix(40) ?? "nil")" })")
-            return
-        }
+        let campaign = KillCampaign<State>(
+            cycles: cycles, seed: seed, binary: binary,
+            arguments: { cycle, random in ["prefs", root.path, "\(random)", "\(cycle * 1_000_000)"] },
+            killAfter: { random in UInt32(150_000 + Int(random >> 33) % 400_000) },
+            parse: { line in self.effect(of: line).map { change in (change.id, { $0[change.effect.key] = change.effect.value }) } },
+            read: { context in try self.readState(root, context: context) },
+            difference: { expected, found in
+                let wrong = Set(expected.keys).union(found.keys).filter { expected[$0] != found[$0] }.sorted().prefix(5)
+                return wrong.map { "\($0): expected \(expected[$0]?.prefix(40) ?? "nil"), found \(found[$0]?.prefix(40) ?? "nil")" }.joined(separator: "; ")
+            })
+        let summary = try campaign.run(from: [:])
+        let acknowledged = summary.acknowledged
         XCTAssertGreaterThan(acknowledged, cycles * 10, "the child hardly ran")
         print("preferences crash test: seed \(seed), \(cycles) cycles, \(acknowledged) acknowledged operations, "
-              + "\(inFlightApplied) in-flight found applied, \(model.count) live keys")
+              + "\(summary.inFlightApplied) in-flight found applied, \(summary.state.count) live keys")
     }
 
     /// The key a `B` line changes and the value it leaves (nil: removed).
@@ -159,18 +128,5 @@ final class PreferencesCrashTests: XCTestCase {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return "\(bytes.count) bytes, fnv \(String(hash, radix: 16))"
-    }
-
-    /// The `logstore-crash-writer` executable, built next to the test bundle.
-    private func crashWriterBinary() throws -> URL {
-        let name = "logstore-crash-writer"
-        let bundle = Bundle(for: PreferencesCrashTests.self).bundleURL
-        let candidates = [
-            bundle.deletingLastPathComponent().appendingPathComponent(name),
-            bundle.appendingPathComponent(name),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
-        ]
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        throw XCTSkip("crash writer binary not found next to the test bundle: \(candidates.map(\.path))")
     }
 }

@@ -1,3 +1,4 @@
+import CrashTestSupport
 import DAO
 import Foundation
 import LogStore
@@ -92,66 +93,22 @@ final class DAOCrashTests: XCTestCase {
         let environment = ProcessInfo.processInfo.environment
         let cycles = environment["DAO_CRASH_CYCLES"].flatMap(Int.init) ?? 10
         let seed = environment["DAO_CRASH_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
-        let binary = try crashWriterBinary()
+        let binary = try CrashWriterProcess.binary(nextTo: DAOCrashTests.self)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dao-crash-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var model: Table = [:]
-        var random = seed
-        var acknowledged = 0
-        var inFlightApplied = 0
-        for cycle in 0..<cycles {
-            let context = "seed \(seed), cycle \(cycle)"
-            random = random &* 6364136223846793005 &+ 1442695040888963407
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["dao", directory.path, "\(random)", "\(cycle * 1_000_000)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            usleep(UInt32(20_000 + Int(random >> 33) % 250_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            var pending: (id: Int, ops: [Operation])?
-            for line in text.split(separator: "\n") {
-                if line.hasPrefix("B ") {
-                    pending = operations(line)
-                } else if line.hasPrefix("A "), let started = pending, Int(line.dropFirst(2)) == started.id {
-                    for op in started.ops { op.apply(to: &model, version: started.id) }
-                    acknowledged += 1
-                    pending = nil
-                }
-            }
-            let found = try readTable(directory, context: context)
-            if found == model { continue }
-            if let pending {
-                var applied = model
-                for op in pending.ops { op.apply(to: &applied, version: pending.id) }
-                if found == applied {
-                    model = applied
-                    inFlightApplied += 1
-                    continue
-                }
-            }
-            let missing = model.filter { found[$0.key] != $0.value }.prefix(5)
-            let extra = found.filter { model[$0.key] != $0.value }.prefix(5)
-            XCTFail("\(context): table differs from the acknowledged operations; expected \(missing), found \(extra)")
-            return
-        }
-        print("dao crash test: seed \(seed), \(cycles) cycles, \(acknowledged) acknowledged operations, "
-              + "\(inFlightApplied) in-flight found applied, \(model.count) rows")
+        let campaign = KillCampaign<Table>(
+            cycles: cycles, seed: seed, binary: binary,
+            arguments: { cycle, random in ["dao", directory.path, "\(random)", "\(cycle * 1_000_000)"] },
+            killAfter: { random in UInt32(20_000 + Int(random >> 33) % 250_000) },
+            parse: { line in
+                self.operations(line).map { started in (started.id, { table in for op in started.ops { op.apply(to: &table, version: started.id) } }) }
+            },
+            read: { context in try self.readTable(directory, context: context) },
+            difference: { expected, found in
+                "expected \(expected.filter { found[$0.key] != $0.value }.prefix(5)), found \(found.filter { expected[$0.key] != $0.value }.prefix(5))"
+            })
+        let summary = try campaign.run(from: [:])
+        print("dao crash test: seed \(seed), \(cycles) cycles, \(summary.acknowledged) acknowledged operations, "
+              + "\(summary.inFlightApplied) in-flight found applied, \(summary.state.count) rows")
     }
-}
-
-/// The `logstore-crash-writer` executable, built next to the test bundle.
-private func crashWriterBinary() throws -> URL {
-    let name = "logstore-crash-writer"
-    let bundle = Bundle(for: DAOCrashTests.self).bundleURL
-    let candidates = [
-        bundle.deletingLastPathComponent().appendingPathComponent(name),
-        bundle.appendingPathComponent(name),
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
-    ]
-    for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    throw XCTSkip("crash writer binary not found next to the test bundle: \(candidates.map(\.path))")
 }

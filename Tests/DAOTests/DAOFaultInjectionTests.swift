@@ -1,3 +1,4 @@
+import CrashTestSupport
 import DAO
 import Foundation
 import LogStore
@@ -192,31 +193,17 @@ final class DAOFaultInjectionTests: XCTestCase {
     }
 
     private func campaign(durability: LogStore.Options.Durability, faults: [InjectedFault], label: String) {
-        let dry = folder()
-        var dryModel = Model()
-        FaultInjection.arm(failAt: nil)
-        runWorkload(at: dry, durability: durability, model: &dryModel)
-        let calls = FaultInjection.disarm()
-        XCTAssertTrue(dryModel.failures.isEmpty, "\(label) dry run: \(dryModel.failures)")
-        XCTAssertTrue(dryModel.possible.values.allSatisfy { $0.count == 1 }, "\(label): the dry run left uncertainty")
-        XCTAssertGreaterThan(calls, 10, "the workload makes few I/O calls; is injection wired?")
-        check(dry, durability: durability, model: dryModel, context: "\(label) dry run")
-        var injected = 0
-        for fault in faults {
-            for index in 0..<calls {
-                let directory = folder()
-                var model = Model()
-                FaultInjection.arm(failAt: index, fault: fault)
-                runWorkload(at: directory, durability: durability, model: &model)
-                let fired = FaultInjection.fired
-                FaultInjection.disarm()
-                guard let fired else { continue }
-                injected += 1
-                check(directory, durability: durability, model: model, context: "\(label) \(fault) at call \(index) (\(fired.call.rawValue) \(fired.path))")
-                try? FileManager.default.removeItem(at: directory)
+        let report = FaultCampaign.run(faults: faults, directory: folder) { directory in
+            var model = Model()
+            runWorkload(at: directory, durability: durability, model: &model)
+            return { [model] context in
+                if context == "dry run" {
+                    XCTAssertTrue(model.possible.values.allSatisfy { $0.count == 1 }, "\(label): the dry run left uncertainty")
+                }
+                self.check(directory, durability: durability, model: model, context: "\(label) \(context)")
             }
         }
-        print("DAO fault injection, \(label): \(calls) I/O calls, \(injected) runs with a fault injected")
+        print("DAO fault injection, \(label): \(report.calls) I/O calls, \(report.injected) runs with a fault injected")
     }
 
     func testEveryIOCallUnderSQLStatementsFailingInProcessCrashSafeMode() {

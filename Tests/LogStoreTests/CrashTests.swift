@@ -1,4 +1,5 @@
 import Foundation
+import CrashTestSupport
 import XCTest
 import CChecksum
 @testable import LogStore
@@ -66,7 +67,7 @@ final class CrashTests: StoreTestCase {
         }
     }
 
-    func writerBinary() throws -> URL { try crashWriterBinary() }
+    func writerBinary() throws -> URL { try CrashWriterProcess.binary(nextTo: CrashTests.self) }
 
     /// The store's live contents as "space/key" -> value.
     func actualContents(_ store: LogStore) throws -> [String: [UInt8]] {
@@ -270,17 +271,4 @@ final class CrashTests: StoreTestCase {
               + "\(inFlightApplied) in-flight operations found applied, \(model.count) live keys; recovery report lines: \(reports.count)")
         for line in Set(reports.map { $0.replacingOccurrences(of: directory.path, with: "") }).sorted().prefix(20) { print("  \(line)") }
     }
-}
-
-/// The `logstore-crash-writer` executable, built next to the test bundle.
-func crashWriterBinary() throws -> URL {
-    let name = "logstore-crash-writer"
-    let bundle = Bundle(for: CrashTests.self).bundleURL
-    let candidates = [
-        bundle.deletingLastPathComponent().appendingPathComponent(name),
-        bundle.appendingPathComponent(name),
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name),
-    ]
-    for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    throw XCTSkip("crash writer binary not found next to the test bundle: \(candidates.map(\.path))")
 }

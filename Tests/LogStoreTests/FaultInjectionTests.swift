@@ -1,3 +1,4 @@
+import CrashTestSupport
 import Foundation
 import XCTest
 @testable import LogStore
@@ -153,37 +154,14 @@ final class FaultInjectionTests: StoreTestCase {
     }
 
     private func campaign(durability: LogStore.Options.Durability, faults: [InjectedFault], label: String) throws {
-        // Dry run: count the workload's I/O calls.
-        let dry = temporary.make("fault-dry")
-        var dryModel = Model()
-        FaultInjection.arm(failAt: nil)
-        runWorkload(at: dry, durability: durability, model: &dryModel)
-        let calls = FaultInjection.disarm()
-        XCTAssertTrue(dryModel.failures.isEmpty, "\(label) dry run: \(dryModel.failures)")
-        XCTAssertGreaterThan(calls, 50, "the workload makes few I/O calls; is injection wired?")
-        check(dry, model: dryModel, context: "\(label) dry run")
-
-        var firedCalls: Set<String> = []
-        var injected = 0
-        defer { print("fault injection, \(label): \(calls) I/O calls in the workload, \(injected) runs with a fault injected, calls failed: \(firedCalls.sorted().joined(separator: " "))") }
-        for fault in faults {
-            for index in 0..<calls {
-                let directory = temporary.make("fault")
-                var model = Model()
-                FaultInjection.arm(failAt: index, fault: fault)
-                runWorkload(at: directory, durability: durability, model: &model)
-                let fired = FaultInjection.fired
-                FaultInjection.disarm()
-                guard let fired else { continue }   // the run took another path; nothing injected
-                firedCalls.insert(fired.call.rawValue)
-                injected += 1
-                check(directory, model: model, context: "\(label) \(fault) at call \(index) (\(fired.call.rawValue) \(fired.path))")
-                try? FileManager.default.removeItem(at: directory)
-            }
+        let report = FaultCampaign.run(faults: faults, minimumCalls: 50, directory: { temporary.make("fault") }) { directory in
+            var model = Model()
+            runWorkload(at: directory, durability: durability, model: &model)
+            return { [model] context in self.check(directory, model: model, context: "\(label) \(context)") }
         }
+        print("fault injection, \(label): \(report.calls) I/O calls in the workload, \(report.injected) runs with a fault injected, calls failed: \(report.failed.sorted().joined(separator: " "))")
         // Every kind of call the workload makes was failed at least once.
-        let made = Set(FaultInjection.log.map(\.rawValue))
-        XCTAssertTrue(made.isSubset(of: firedCalls), "\(label): calls never failed: \(made.subtracting(firedCalls))")
+        XCTAssertTrue(report.made.isSubset(of: report.failed), "\(label): calls never failed: \(report.made.subtracting(report.failed))")
     }
 
     func testEveryIOCallFailingInProcessCrashSafeMode() throws {

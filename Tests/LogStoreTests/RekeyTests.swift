@@ -1,4 +1,5 @@
 import Foundation
+import CrashTestSupport
 import XCTest
 @testable import LogStore
 
@@ -121,7 +122,7 @@ final class RekeyTests: StoreTestCase {
 final class RekeyKillTests: StoreTestCase {
     func testKillDuringRekeyLosesNothing() throws {
         let cycles = Int(ProcessInfo.processInfo.environment["LOGSTORE_REKEY_CYCLES"] ?? "") ?? 8
-        let binary = try crashWriterBinary()
+        let binary = try CrashWriterProcess.binary(nextTo: RekeyKillTests.self)
         var generator = SeededRandom(seed: UInt64(ProcessInfo.processInfo.environment["LOGSTORE_CRASH_SEED"] ?? "") ?? 4242)
         let keyA = LogStore.Options.Encryption(key: [UInt8](repeating: 0xA1, count: 32), keyID: 1)
         let keyB = LogStore.Options.Encryption(key: [UInt8](repeating: 0xB2, count: 32), keyID: 2)
@@ -141,16 +142,9 @@ final class RekeyKillTests: StoreTestCase {
                 }
                 try store.close()
             }
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["rekey", directory.path, "\(16 << 10)"]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            usleep(UInt32.random(in: 2_000...120_000, using: &generator))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let lines = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+            let output = try CrashWriterProcess.runUntilKilled(binary, arguments: ["rekey", directory.path, "\(16 << 10)"],
+                                                                after: UInt32.random(in: 2_000...120_000, using: &generator))
+            let lines = output.split(separator: "\n")
             if lines.contains("O") && !lines.contains("R") { killedMidway += 1 }
             // Every value must read back with one of the two keys (which one depends on how far
             // the rekey got: not started, A only; finished, B only; in between, either).
