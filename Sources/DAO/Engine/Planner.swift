@@ -316,7 +316,11 @@ extension SQLDatabase {
                 for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid, row.bytes) { return } } }
             }
         case .rowids(let ids):
-            for rowid in ids where table.contains(rowid: rowid) { if try !body(rowid, nil) { return } }
+            // One lookup per rowid: the bytes found are handed on, so the body need not search again.
+            for rowid in ids {
+                guard let bytes = table.bytes(of: rowid) else { continue }
+                if try !body(rowid, bytes) { return }
+            }
         case .rowidRange(let lower, let upper, let reverse):
             guard lower <= upper else { return }
             if reverse {
