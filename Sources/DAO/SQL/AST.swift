@@ -57,6 +57,33 @@ indirect enum Expr: Sendable {
     /// The result of aggregate number n of the query (for the current group).
     case aggregate(Int)
 
+    /// The expressions directly inside this one.
+    var children: [Expr] {
+        switch self {
+        case .literal, .parameter, .column, .slot, .aggregate: return []
+        case .unary(_, let operand), .isNull(let operand, _), .cast(let operand, _): return [operand]
+        case .binary(_, let left, let right), .glob(let left, let right, _): return [left, right]
+        case .inList(let operand, let list, _): return [operand] + list
+        case .between(let operand, let low, let high, _): return [operand, low, high]
+        case .like(let operand, let pattern, let escape, _): return [operand, pattern] + (escape.map { [$0] } ?? [])
+        case .caseWhen(let base, let whens, let otherwise):
+            return (base.map { [$0] } ?? []) + whens.flatMap { [$0.0, $0.1] } + (otherwise.map { [$0] } ?? [])
+        case .function(_, let args, _, _): return args
+        }
+    }
+
+    /// Nodes on the longest path from this one to a leaf (a literal is 1), found without
+    /// recursion, so any tree can be measured.
+    var depth: Int {
+        var deepest = 0
+        var pending: [(Expr, Int)] = [(self, 1)]
+        while let (expr, level) = pending.popLast() {
+            deepest = max(deepest, level)
+            for child in expr.children { pending.append((child, level + 1)) }
+        }
+        return deepest
+    }
+
     /// A value that takes no affinity in a comparison: what replace() hands back unchanged.
     /// SQLite read that argument as text first, so it carries a text form (MEM_Str) beside its
     /// number, and applying an affinity to it changes nothing (finding F19).

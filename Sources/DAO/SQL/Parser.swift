@@ -9,6 +9,17 @@ struct Parser {
     /// Parameter slots: `?` takes the next number, `?NNN` that number, `:name` a slot by name.
     private(set) var parameterCount = 0
     private(set) var parameterNames: [String: Int] = [:]
+    /// How deep the descent is in nested expressions (parentheses, prefix operators). Bounded,
+    /// so hostile input gets an error instead of overflowing the thread's stack (a fuzzer found
+    /// 2,000 nested parentheses crashing the parser).
+    private var nesting = 0
+
+    /// Nesting at which SQLite's parser gives up ("parser stack overflow"; it accepts 50 nested
+    /// parentheses and refuses 100).
+    static let maxNesting = 100
+    /// SQLite's SQLITE_MAX_EXPR_DEPTH: the deepest expression tree a statement may hold (a chain
+    /// of 1,000 ORs is refused). Every walk over an expression recurses at most this deep.
+    static let maxExpressionDepth = 1000
 
     /// Parses exactly one statement (a trailing `;` is allowed).
     static func parse(_ sql: String) throws -> (Statement, parameterCount: Int, names: [String: Int]) {
@@ -513,7 +524,27 @@ struct Parser {
 
     // MARK: Expressions (SQLite's precedence, lowest first)
 
-    mutating func parseExpression() throws -> Expr { try parseOr() }
+    mutating func parseExpression() throws -> Expr {
+        let start = current
+        try enterNesting()
+        defer { nesting -= 1 }
+        let expression = try parseOr()
+        // Checked once per outermost expression: chains of binary operators grow the tree
+        // without nesting the descent.
+        if nesting == 1, expression.depth > Parser.maxExpressionDepth {
+            throw DAOError.syntax(message: "Expression tree is too large (maximum depth \(Parser.maxExpressionDepth))",
+                                  line: start.line, column: start.column)
+        }
+        return expression
+    }
+
+    /// One level deeper into nested expressions; leave with `nesting -= 1`.
+    private mutating func enterNesting() throws {
+        nesting += 1
+        guard nesting <= Parser.maxNesting else {
+            throw DAOError.syntax(message: "parser stack overflow", line: current.line, column: current.column)
+        }
+    }
 
     private mutating func parseOr() throws -> Expr {
         var left = try parseAnd()
@@ -528,7 +559,11 @@ struct Parser {
     }
 
     private mutating func parseNot() throws -> Expr {
-        if acceptKeyword("NOT") { return .unary(.not, try parseNot()) }
+        if acceptKeyword("NOT") {
+            try enterNesting()
+            defer { nesting -= 1 }
+            return .unary(.not, try parseNot())
+        }
         return try parseEquality()
     }
 
@@ -641,6 +676,9 @@ struct Parser {
     }
 
     private mutating func parseUnary() throws -> Expr {
+        guard peekSymbol("-") || peekSymbol("+") || peekSymbol("~") else { return try parsePostfix(try parsePrimary()) }
+        try enterNesting()
+        defer { nesting -= 1 }
         if acceptSymbol("-") {
             // Fold -literal so -9223372036854775808 is an integer, as in SQLite.
             if current.kind == .integer, let magnitude = Parser.integerMagnitude(current.text) {
