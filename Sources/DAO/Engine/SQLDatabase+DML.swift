@@ -219,7 +219,7 @@ extension SQLDatabase {
     /// Rowids matching `whereClause`, collected before any change.
     func matchingRows(_ table: TableState, _ whereClause: Expr?, _ context: RowContext) throws -> [(Int64, [DAOValue])] {
         let (path, _) = try Planner(table: table, context: context).choose(where: whereClause, orderBy: nil)
-        lastPlan = path.description
+        lastAccess = (path, false)
         var matches: [(Int64, [DAOValue])] = []
         try scan(table, path) { rowid, known in
             guard let row = try row(table, rowid, known: known) else { return true }

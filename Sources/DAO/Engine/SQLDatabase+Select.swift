@@ -257,7 +257,7 @@ extension SQLDatabase {
             path = choice.0
             ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
         }
-        lastPlan = path.description + (ordered && !orderBy.isEmpty ? " ORDERED" : "")
+        lastAccess = (path, ordered && !orderBy.isEmpty)
 
         var rows: [[DAOValue]] = []
         var sortKeys: [[DAOValue]] = []

@@ -29,33 +29,38 @@ public final class SQLDatabase: @unchecked Sendable {
     let condition = NSCondition()
     var transactionOwner: pthread_t?
 
+    // The state below is only touched with `condition` held (statements run one at a time), so
+    // the hot fields skip the dynamic exclusivity checks, which cost on every statement.
+
     /// Tables by lower-cased name.
-    var tables: [String: TableState] = [:]
+    @exclusivity(unchecked) var tables: [String: TableState] = [:]
     var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
-    var schemaVersion = 0
-    var explicitTransaction = false
-    var lastInsertRowIdValue: Int64 = 0
+    @exclusivity(unchecked) var schemaVersion = 0
+    @exclusivity(unchecked) var explicitTransaction = false
+    @exclusivity(unchecked) var lastInsertRowIdValue: Int64 = 0
 
     /// Undo actions of the open transaction (or statement), newest last.
-    var undoLog: [() -> Void] = []
+    @exclusivity(unchecked) var undoLog: [() -> Void] = []
     /// Tables with rows in their overlay.
-    var dirtyTables: [ObjectIdentifier: TableState] = [:]
+    @exclusivity(unchecked) var dirtyTables: [ObjectIdentifier: TableState] = [:]
     /// Catalog records to rewrite (or delete, when the table is gone) at commit, by name.
     var dirtyCatalog: Set<String> = []
     /// Row keys to delete at commit (tables dropped in this transaction).
     var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
 
     /// Parsed statements by SQL text.
-    var statementCache: [String: ParsedStatement] = [:]
+    @exclusivity(unchecked) var statementCache: [String: ParsedStatement] = [:]
 
     /// The row context of the running statement, reused from one statement to the next (its row
     /// buffer and compiled LIKE patterns stay allocated).
     let context = RowContext(parameters: [])
 
     /// Diagnostics for tests: the access path of the last statement and rows it read.
-    var lastPlan = ""
-    var rowsVisited = 0
+    /// The access path of the last statement, kept as it is: its text is made only when asked.
+    @exclusivity(unchecked) var lastAccess: (path: AccessPath, ordered: Bool)?
+    var lastPlan: String { lastAccess.map { $0.path.description + ($0.ordered ? " ORDERED" : "") } ?? "" }
+    @exclusivity(unchecked) var rowsVisited = 0
 
     private init(store: LogStore) {
         self.store = store

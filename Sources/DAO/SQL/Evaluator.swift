@@ -1,12 +1,15 @@
 /// The state an expression reads: the current row, its rowid, the bound parameters and the
 /// current group's aggregate results. One per statement run, updated row by row.
+///
+/// Exclusivity is unchecked: a context is only used by the statement running under its
+/// database's statement lock, and the dynamic checks cost on every row an expression reads.
 final class RowContext {
-    var row: [DAOValue] = []
-    var rowid: Int64 = 0
-    var aggregates: [DAOValue] = []
-    var parameters: [DAOValue]
+    @exclusivity(unchecked) var row: [DAOValue] = []
+    @exclusivity(unchecked) var rowid: Int64 = 0
+    @exclusivity(unchecked) var aggregates: [DAOValue] = []
+    @exclusivity(unchecked) var parameters: [DAOValue]
     /// Compiled LIKE patterns by pattern text and escape (constant patterns compile once).
-    var likePatterns: [String: LikePattern] = [:]
+    @exclusivity(unchecked) var likePatterns: [String: LikePattern] = [:]
 
     init(parameters: [DAOValue]) { self.parameters = parameters }
 }

@@ -63,15 +63,17 @@ struct StoredRow: Sendable {
 /// decoded when read), indexes. The store holds the same rows durably; rows changed since the
 /// last commit are listed in `overlay` for the next write batch.
 final class TableState: @unchecked Sendable {
-    var definition: TableDefinition
+    // Exclusivity unchecked on what every statement reads: tables are only touched under the
+    // database's statement lock, and the dynamic checks cost on every row lookup.
+    @exclusivity(unchecked) var definition: TableDefinition
     var space: LogStore.KeySpace
     var spaceName: String
-    var rows = SortedChunks<StoredRow>()
-    var indexes: [IndexState]
+    @exclusivity(unchecked) var rows = SortedChunks<StoredRow>()
+    @exclusivity(unchecked) var indexes: [IndexState]
     /// Largest rowid ever handed out by AUTOINCREMENT (SQLite's sqlite_sequence).
     var sequence: Int64 = 0
     /// Rows changed and not yet written to the store: their bytes, or nil for a deleted one.
-    var overlay: [Int64: [UInt8]?] = [:]
+    @exclusivity(unchecked) var overlay: [Int64: [UInt8]?] = [:]
 
     init(definition: TableDefinition, space: LogStore.KeySpace, spaceName: String) {
         self.definition = definition

@@ -1,3 +1,4 @@
+import BenchSupport
 /// JSON-like values for the compression workloads: user records of the kind an app keeps
 /// (profile, address, preferences, devices, a free-text bio), 0.6-1.6 KiB each, drawn from
 /// small vocabularies with a seeded generator. Every document starts with

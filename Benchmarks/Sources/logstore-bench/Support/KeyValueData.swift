@@ -1,3 +1,4 @@
+import BenchSupport
 /// The keys `key%08d` and values of the benchmark, written in place into reused buffers so the
 /// timed loops allocate nothing themselves. (An engine's API may still allocate: LogStore's
 /// `get` returns a fresh `[UInt8]`.)
@@ -154,21 +155,6 @@ struct ValueSource: Sendable {
         case .random(let size): return size
         case .json: return documents.reduce(0) { $0 + $1.count } / documents.count
         }
-    }
-}
-
-/// SplitMix64: a small seeded generator, so every run reads keys in the same random order.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Runs one group of workloads on one engine type, in a fresh temporary directory that is
