@@ -294,7 +294,7 @@ public final class LogStore: Sendable {
     /// Deletes every live key of `space` in one atomic batch.
     /// - Complexity: O(keys in the store).
     public func removeAll(space: KeySpace) throws {
-        try checkWritable()   // even with no key listed (see checkWritable)
+        try checkNoFailedSync()   // even with no key listed (see checkNoFailedSync)
         var batch = WriteBatch()
         for key in try keys(space: space) { batch.delete(forKey: key, space: space) }
         if batch.count > 0 { try write(batch) }
@@ -325,15 +325,13 @@ public final class LogStore: Sendable {
     /// The options the store was opened with (the layers above follow its durability).
     package var options: Options { engine.options }
 
-    /// Throws what the next write would throw before writing anything: `closed`, `readOnly`, or
-    /// the failed fsync after which the store refuses writes until reopened. Layers that keep
-    /// state in memory call it before an operation that may need no write at all (a removal of
-    /// something memory does not list): after a failed fsync, memory and disk may disagree, so
-    /// such an operation must not be acknowledged either. One relaxed atomic load when healthy.
-    package func checkWritable() throws {
-        guard !engine.options.readOnly else { throw StoreError.readOnly }
+    /// Throws the failed fsync after which the store refuses writes until it is reopened; does
+    /// nothing on a healthy store (one relaxed atomic load). Layers that keep state in memory
+    /// call it before an operation that may need no write at all (a removal of something memory
+    /// does not list): after a failed fsync, memory and disk may disagree (a write that threw
+    /// may be on disk), so such an operation must not be acknowledged either.
+    package func checkNoFailedSync() throws {
         try engine.syncFailure.check()
-        if isClosed { throw StoreError.closed }
     }
 
     deinit { try? engine.close() }

@@ -53,7 +53,7 @@ extension SharedPreferences {
         let store = try store()
         // Refused even when nothing is listed: after a failed fsync a put that threw may still
         // be on disk, and this removal must not be acknowledged without deleting it.
-        try store.checkWritable()
+        try store.checkNoFailedSync()
         guard let space = try existingSpace(business) else { return }
         var batch = LogStore.WriteBatch()
         var removed: [String] = []

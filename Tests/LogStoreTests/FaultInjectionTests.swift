@@ -217,7 +217,7 @@ final class StickySyncFailureTests: StoreTestCase {
         XCTAssertThrowsError(try store.sync())
         // Even a removal that finds nothing to delete: "b" may be on disk after all.
         XCTAssertThrowsError(try store.removeAll(space: 5))
-        XCTAssertThrowsError(try store.checkWritable())
+        XCTAssertThrowsError(try store.checkNoFailedSync())
         XCTAssertEqual(try store.get(forKey: b("a")), b("one"))
         try? store.close()
         let reopened = try LogStore(directory: directory, options: options(durability: .fsyncEachWrite))

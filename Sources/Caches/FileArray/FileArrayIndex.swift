@@ -22,9 +22,9 @@ import CZstd
 ///
 /// When that batch throws, it may still have reached the disk (a failed fsync: the record is
 /// written, its durability unknown). So a failed call cleans up nothing, leaving unreferenced
-/// chunks and files to the next load; and every operation first asks the store whether it
-/// takes writes (`checkWritable`), so after a failed fsync a removal of a name memory does not
-/// list is refused, not acknowledged.
+/// chunks and files to the next load; and a removal first asks the store whether an fsync
+/// failed (`checkNoFailedSync`), so after one, a removal of a name memory does not list is
+/// refused, not acknowledged.
 ///
 /// File ids only grow, so the write order is the id order: eviction takes the smallest id,
 /// overwriting gives a new id (renewing the age) and renaming keeps it.
@@ -296,7 +296,7 @@ final class FileArrayIndex: @unchecked Sendable {
         var batch = LogStore.WriteBatch()
         var present: [String] = []
         // Even with nothing listed to remove: a name whose write threw may be on disk.
-        try store.checkWritable()
+        try store.checkNoFailedSync()
         for name in names {
             guard let manifest = manifests[name] else { continue }
             batch.delete(forKey: Self.manifestKey(name), space: space)

@@ -182,7 +182,7 @@ public final class SQLDatabase: @unchecked Sendable {
             return SQLResult(lastInsertRowId: lastInsertRowIdValue)
         case .commit:
             guard explicitTransaction else { throw SQLExecutionError("cannot commit - no transaction is active") }
-            try store.checkWritable()
+            try store.checkNoFailedSync()
             try commit()
             explicitTransaction = false
             return SQLResult(lastInsertRowId: lastInsertRowIdValue)
@@ -195,7 +195,7 @@ public final class SQLDatabase: @unchecked Sendable {
             // A statement that may write fails up front when the store refuses writes: after a
             // failed fsync a rolled-back batch may still be on disk, so even a statement that
             // finds nothing to change in memory (a DELETE of that batch's row) must not succeed.
-            if !parsed.statement.isSelect { try store.checkWritable() }
+            if !parsed.statement.isSelect { try store.checkNoFailedSync() }
             let mark = undoLog.count
             let savedRowId = lastInsertRowIdValue
             do {
