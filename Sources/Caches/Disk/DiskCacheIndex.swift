@@ -43,30 +43,11 @@ final class DiskCacheIndex: @unchecked Sendable {
 
     // MARK: Registry
 
-    private struct RegistryKey: Hashable {
-        let store: ObjectIdentifier
-        let name: String
-    }
+    private static let registry = StoreIndexRegistry<DiskCacheIndex>()
 
-    private final class WeakIndex: @unchecked Sendable {
-        weak var index: DiskCacheIndex?
-        init(_ index: DiskCacheIndex) { self.index = index }
-    }
-
-    private static let registryLock = CacheLock()
-    nonisolated(unsafe) private static var registry: [RegistryKey: WeakIndex] = [:]
-
-    /// The index of cache `name` in `store`, loaded on first use. (A live index holds its store,
-    /// so the store's identity cannot be reused while the entry matters.)
+    /// The index of cache `name` in `store`, loaded on first use.
     static func index(for store: LogStore, name: String) throws -> DiskCacheIndex {
-        try registryLock.withLock {
-            let key = RegistryKey(store: ObjectIdentifier(store), name: name)
-            if let index = registry[key]?.index { return index }
-            let index = try DiskCacheIndex(store: store, name: name)
-            registry = registry.filter { $0.value.index != nil }
-            registry[key] = WeakIndex(index)
-            return index
-        }
+        try registry.index(for: store, name: name) { try DiskCacheIndex(store: store, name: name) }
     }
 
     deinit { persistDirty() }

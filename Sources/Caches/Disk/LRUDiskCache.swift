@@ -44,27 +44,24 @@ public final class LRUDiskCache<Value>: @unchecked Sendable {
     /// types as binary property lists).
     /// - Throws: `CacheError.invalidName` for an empty name; store errors for a common cache
     ///   whose store cannot be opened.
-    public init(name: String, capacity: Int, userDependent: Bool, crypted: Bool, in storage: CustomStorage? = nil) throws where Value: Codable {
-        guard !name.isEmpty else { throw CacheError.invalidName(name) }
-        self.name = name
-        self.capacity = capacity
-        self.crypted = crypted
-        self.userDependent = userDependent
-        source = StoreSource(storage: storage, userDependent: userDependent)
-        codec = .codable()
-        try start()
+    public convenience init(name: String, capacity: Int, userDependent: Bool, crypted: Bool, in storage: CustomStorage? = nil) throws where Value: Codable {
+        try self.init(name: name, capacity: capacity, userDependent: userDependent, crypted: crypted, storage: storage, codec: .codable())
     }
 
     /// A cache of NSCoding objects (stored as NSKeyedArchiver archives).
     /// - Throws: as the Codable initializer.
-    public init(name: String, capacity: Int, userDependent: Bool, crypted: Bool, in storage: CustomStorage? = nil) throws where Value: NSObject & NSCoding {
+    public convenience init(name: String, capacity: Int, userDependent: Bool, crypted: Bool, in storage: CustomStorage? = nil) throws where Value: NSObject & NSCoding {
+        try self.init(name: name, capacity: capacity, userDependent: userDependent, crypted: crypted, storage: storage, codec: .archiving())
+    }
+
+    private init(name: String, capacity: Int, userDependent: Bool, crypted: Bool, storage: CustomStorage?, codec: CacheValueCodec<Value>) throws {
         guard !name.isEmpty else { throw CacheError.invalidName(name) }
         self.name = name
         self.capacity = capacity
         self.crypted = crypted
         self.userDependent = userDependent
         source = StoreSource(storage: storage, userDependent: userDependent)
-        codec = .archiving()
+        self.codec = codec
         try start()
     }
 

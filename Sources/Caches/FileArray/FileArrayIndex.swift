@@ -124,28 +124,12 @@ final class FileArrayIndex: @unchecked Sendable {
 
     // MARK: Registry (one index per store and array)
 
-    private struct RegistryKey: Hashable {
-        let store: ObjectIdentifier
-        let spaceName: String
-    }
-
-    private final class WeakIndex: @unchecked Sendable {
-        weak var index: FileArrayIndex?
-        init(_ index: FileArrayIndex) { self.index = index }
-    }
-
-    private static let registryLock = NSLock()
-    nonisolated(unsafe) private static var registry: [RegistryKey: WeakIndex] = [:]
+    private static let registry = StoreIndexRegistry<FileArrayIndex>()
 
     static func index(for store: LogStore, directory: URL, compresses: Bool, spaceName: String) throws -> FileArrayIndex {
-        registryLock.lock()
-        defer { registryLock.unlock() }
-        let key = RegistryKey(store: ObjectIdentifier(store), spaceName: spaceName)
-        if let index = registry[key]?.index { return index }
-        let index = try FileArrayIndex(store: store, directory: directory, compresses: compresses, spaceName: spaceName)
-        registry = registry.filter { $0.value.index != nil }
-        registry[key] = WeakIndex(index)
-        return index
+        try registry.index(for: store, name: spaceName) {
+            try FileArrayIndex(store: store, directory: directory, compresses: compresses, spaceName: spaceName)
+        }
     }
 
     // MARK: Loading
