@@ -278,6 +278,12 @@ public final class LogStore: Sendable {
         try engine.trainDictionary(space: space, maxSize: maxSize, sampleLimit: sampleLimit)
     }
 
+    /// The id of the dictionary `space`'s new values are compressed with (FORMAT.md, record
+    /// `zdict-space/<space>`), or nil when none was trained for it. O(1).
+    public func compressionDictionaryID(space: KeySpace) -> UInt32? {
+        engine.compressionDictionary(for: space)?.id
+    }
+
     /// The key space registered under `name` (a layer's table, cache or preferences), assigned
     /// from the library's half (2^31 and up) on first use and the same forever after. This is
     /// how the library's layers share one store without colliding.

@@ -32,13 +32,39 @@ public final class CustomStorage: Sendable, LiveStorage {
     /// there is one, else opens it.
     /// - Throws: `StoreError.io` (EINVAL) for an empty name or one with "/" or "..".
     public static func named(_ name: String) throws -> CustomStorage {
+        try named(name, compression: .followingDataCenter)
+    }
+
+    /// `named(_:)` with the storage's stores compressing as `compression` says (nil: not at
+    /// all), whatever `DataCenter.default` does. A live storage of that folder is returned as
+    /// it is, with the compression it was opened with.
+    /// - Throws: as `named(_:)`.
+    public static func named(_ name: String, compression: StorageCompression?) throws -> CustomStorage {
+        try named(name, compression: .given(compression))
+    }
+
+    /// Where a storage's compression comes from.
+    enum CompressionChoice {
+        /// The DataCenter's (the storages of the API.md calls).
+        case followingDataCenter
+        case given(StorageCompression?)
+
+        func resolved(for center: DataCenter) -> StorageCompression? {
+            switch self {
+            case .followingDataCenter: return center.compression
+            case .given(let compression): return compression
+            }
+        }
+    }
+
+    private static func named(_ name: String, compression: CompressionChoice) throws -> CustomStorage {
         guard !name.isEmpty, !name.contains("/"), name != "..", name != "." else {
             throw StoreError.io(operation: "CustomStorage.named(\"\(name)\"): not a folder name", errno: EINVAL)
         }
         let center = DataCenter.default
         let path = center.root.appendingPathComponent("Documents", isDirectory: true).appendingPathComponent(name, isDirectory: true)
         if let live = LivePaths.owner(of: path) as? CustomStorage { return live }
-        let storage = CustomStorage(path: path, center: center)
+        let storage = CustomStorage(path: path, center: center, compression: compression.resolved(for: center))
         try LivePaths.claim(path, for: storage)
         return storage
     }
@@ -47,16 +73,44 @@ public final class CustomStorage: Sendable, LiveStorage {
     /// `DataCenter.default`. Hold on to it; `close()` it to give the folder up.
     /// - Throws: `StoreError.alreadyOpen` when a live CustomStorage (or DataCenter) owns `path`.
     public convenience init(path: URL) throws {
+        let center = DataCenter.default
+        try self.init(path: path, center: center, claiming: center.compression)
+    }
+
+    /// `init(path:)` with the storage's stores compressing values with zstd and trained
+    /// dictionaries as `compression` says (nil: not at all), whatever `DataCenter.default`
+    /// does. An addition of this project (FORMAT.md, "Compressed DataCenter stores").
+    /// - Throws: as `init(path:)`.
+    public convenience init(path: URL, compression: StorageCompression?) throws {
+        try self.init(path: path, center: DataCenter.default, claiming: compression)
+    }
+
+    private convenience init(path: URL, center: DataCenter, claiming compression: StorageCompression?) throws {
         if LivePaths.owner(of: path) != nil { throw StoreError.alreadyOpen(path) }
-        self.init(path: path, center: DataCenter.default)
+        self.init(path: path, center: center, compression: compression)
         try LivePaths.claim(path, for: self)
     }
 
     /// The core, registering nothing (callers claim the path).
-    init(path: URL, center: DataCenter) {
+    init(path: URL, center: DataCenter, compression: StorageCompression?) {
         self.path = path
         self.center = WeakRef(center)
-        self.stores = StoreSet(base: path, options: center.storeOptions)
+        self.compression = compression
+        self.stores = StoreSet(base: path, options: center.storeOptions, compression: compression)
+    }
+
+    /// How this storage's stores compress (nil: not at all).
+    public let compression: StorageCompression?
+
+    /// Trains a dictionary for every preferences space, disk cache and object array of the
+    /// storage's open stores that holds enough values and has none yet (see
+    /// `StorageCompression`); stores also do this when they open. Without compression, or with
+    /// `trainsDictionaries` off, it does nothing.
+    /// - Returns: the number of dictionaries trained.
+    /// - Throws: store errors (`StoreError.closed` after `close()`).
+    @discardableResult
+    public func trainCompressionDictionaries() throws -> Int {
+        try stores.trainDictionaries()
     }
 
     deinit {

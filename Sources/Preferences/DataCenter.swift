@@ -30,6 +30,8 @@ public final class DataCenter: Sendable, LiveStorage {
     let appVersion: String
     /// The options every store of this DataCenter (and of CustomStorages following it) opens with.
     let storeOptions: LogStore.Options
+    /// How those stores compress (nil: not at all).
+    public let compression: StorageCompression?
     let stores: StoreSet
     private let state = Locked(State())
     /// Serializes user switches and resets, so their events never interleave. Recursive, so an
@@ -44,13 +46,22 @@ public final class DataCenter: Sendable, LiveStorage {
     /// Sets up `DataCenter.default` (closing the stores of an earlier default).
     /// - Throws: as `init(root:appKey:defaultKey:appVersion:)`.
     public static func configure(root: URL, appKey: String, defaultKey: [UInt8]? = nil, appVersion: String) throws {
+        try configure(root: root, appKey: appKey, defaultKey: defaultKey, appVersion: appVersion, compression: nil)
+    }
+
+    /// `configure` with the stores compressing as `compression` says (see
+    /// `init(root:appKey:defaultKey:appVersion:compression:)`).
+    /// - Throws: as `init(root:appKey:defaultKey:appVersion:)`.
+    public static func configure(root: URL, appKey: String, defaultKey: [UInt8]? = nil, appVersion: String,
+                                 compression: StorageCompression?) throws {
         let previous = shared.withLock { shared -> DataCenter? in
             let previous = shared
             shared = nil
             return previous
         }
         previous?.retire()
-        let center = try DataCenter(root: root, appKey: appKey, defaultKey: defaultKey, appVersion: appVersion)
+        let center = try DataCenter(root: root, appKey: appKey, defaultKey: defaultKey, appVersion: appVersion,
+                                    compression: compression)
         shared.withLock { $0 = center }
     }
 
@@ -90,6 +101,16 @@ public final class DataCenter: Sendable, LiveStorage {
     ///   `StoreError.wrongKey` when `defaultKey` is not 32 bytes or does not match the stores;
     ///   `StoreError.locked` / `.io` when the common store cannot be opened.
     public convenience init(root: URL, appKey: String, defaultKey: [UInt8]? = nil, appVersion: String) throws {
+        try self.init(root: root, appKey: appKey, defaultKey: defaultKey, appVersion: appVersion, compression: nil)
+    }
+
+    /// The same, with every store of this DataCenter (and of the CustomStorages made under it,
+    /// `currentVersionStorage` included) compressing values with zstd and trained dictionaries
+    /// as `compression` says; nil (the default of the other initializer) stores values as they
+    /// are. An addition of this project (FORMAT.md, "Compressed DataCenter stores").
+    /// - Throws: as `init(root:appKey:defaultKey:appVersion:)`.
+    public convenience init(root: URL, appKey: String, defaultKey: [UInt8]? = nil, appVersion: String,
+                            compression: StorageCompression?) throws {
         var options = LogStore.Options()
         if let defaultKey {
             guard defaultKey.count == 32 else { throw StoreError.wrongKey(keyID: 1) }
@@ -98,18 +119,22 @@ public final class DataCenter: Sendable, LiveStorage {
             options.encryption = try LogStore.Options.Encryption(deriving: appKey, keyID: 1)
         }
         if LivePaths.owner(of: root) != nil { throw StoreError.alreadyOpen(root) }
-        self.init(root: root, options: options, appVersion: appVersion)
+        self.init(root: root, options: options, appVersion: appVersion, compression: compression)
         try LivePaths.claim(root, for: self)
         _ = try stores.common().store()
     }
 
     /// The non-throwing core: problems opening stores are logged and surface as handles that
     /// throw them.
-    init(root: URL, options: LogStore.Options, appVersion: String) {
+    init(root: URL, options: LogStore.Options, appVersion: String, compression: StorageCompression? = nil) {
         self.root = root
         self.appVersion = appVersion
+        var options = options
+        options.compression = compression?.engineOption
         self.storeOptions = options
-        self.stores = StoreSet(base: root.appendingPathComponent("Preferences", isDirectory: true), options: options)
+        self.compression = compression
+        self.stores = StoreSet(base: root.appendingPathComponent("Preferences", isDirectory: true), options: options,
+                               compression: compression)
         do { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) } catch {
             PreferencesLog.warning("creating \(root.path): \(error)")
         }
@@ -142,7 +167,7 @@ public final class DataCenter: Sendable, LiveStorage {
         } catch {
             PreferencesLog.warning("checking the app version: \(error)")
         }
-        let storage = CustomStorage(path: versionStoragePath, center: self)
+        let storage = CustomStorage(path: versionStoragePath, center: self, compression: compression)
         do { try LivePaths.claim(versionStoragePath, for: storage) } catch {
             PreferencesLog.warning("current version storage: \(error)")
         }
@@ -230,7 +255,18 @@ public final class DataCenter: Sendable, LiveStorage {
     public var currentVersionStorage: CustomStorage {
         if let storage = state.withLock({ $0.versionStorage }) { return storage }
         if !state.withLock({ $0.retired }) { openVersionStorage() }
-        return state.withLock { $0.versionStorage } ?? CustomStorage(path: versionStoragePath, center: self)
+        return state.withLock { $0.versionStorage } ?? CustomStorage(path: versionStoragePath, center: self, compression: compression)
+    }
+
+    /// Trains a dictionary for every preferences space, disk cache and object array of the
+    /// DataCenter's open stores (common, and users' still open) that holds enough values and
+    /// has none yet (see `StorageCompression`); stores also do this when they open. Without
+    /// compression, or with `trainsDictionaries` off, it does nothing.
+    /// - Returns: the number of dictionaries trained.
+    /// - Throws: store errors.
+    @discardableResult
+    public func trainCompressionDictionaries() throws -> Int {
+        try stores.trainDictionaries()
     }
 
     // MARK: Reset

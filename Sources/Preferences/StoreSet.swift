@@ -16,11 +16,26 @@ final class StoreSet: Sendable {
     /// The folder holding the stores.
     let base: URL
     let options: LogStore.Options
+    /// The compression the stores open with (its engine option is in `options`), for training
+    /// their dictionaries at open; nil: none.
+    let compression: StorageCompression?
     private let state = Locked(State())
 
-    init(base: URL, options: LogStore.Options) {
+    init(base: URL, options: LogStore.Options, compression: StorageCompression? = nil) {
         self.base = base
+        var options = options
+        options.compression = compression?.engineOption
         self.options = options
+        self.compression = compression
+    }
+
+    /// Trains the missing dictionaries of every open store (see `StorageCompression`).
+    /// - Returns: the number trained; 0 without compression.
+    /// - Throws: store errors (dictionaries trained before the error are kept).
+    func trainDictionaries() throws -> Int {
+        guard let compression else { return 0 }
+        let open = state.withLock { state in (state.common.map { [$0] } ?? []) + Array(state.users.values) }
+        return try open.reduce(0) { $0 + (try compression.trainDictionaries(in: try $1.store())) }
     }
 
     /// The folder of `userId`'s store.
@@ -76,6 +91,12 @@ final class StoreSet: Sendable {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let store = try LogStore(directory: folder, options: options)
+            if let compression, !options.readOnly {
+                // A failed training costs compression only, never the store.
+                do { _ = try compression.trainDictionaries(in: store) } catch {
+                    PreferencesLog.warning("training compression dictionaries in \(folder.path): \(error)")
+                }
+            }
             return SharedPreferences(backend: .open(store), directory: folder)
         } catch {
             PreferencesLog.warning("opening \(folder.path): \(error)")

@@ -98,6 +98,35 @@ final class LRUDiskCacheTests: CachesTestCase {
         XCTAssertEqual(cache.count, 0)
     }
 
+    /// FORMAT.md, "Caches", LRUDiskCache: `expire` x 1000 rounded up to a whole millisecond, the
+    /// same number in the entry record's expiry field and in its order record (issue 22, item 4:
+    /// one of them used to truncate).
+    func testFractionalExpireIsRoundedUpToTheSameMillisecondInBothRecords() throws {
+        let path = root.appendingPathComponent("expiry", isDirectory: true)
+        let storage = try CustomStorage(path: path)
+        let cache = try LRUDiskCache<Int>(name: "expiry", capacity: 10, userDependent: false, crypted: false, in: storage)
+        let base = (Date().timeIntervalSince1970 + 3600).rounded(.down)
+        let cases: [(fraction: Double, extraMillis: UInt64)] = [(0.0004, 1), (0.0005, 1), (0.1234, 124), (0.9999, 1000), (0.25, 250), (0, 0)]
+        for (i, item) in cases.enumerated() { cache.setObject(i, forKey: "k\(i)", expire: base + item.fraction) }
+        cache.flush()
+        let store = try storage.logStore(userDependent: false)
+        let entries = try records(in: store, space: store.space(named: "lrucache:expiry")).filter(\.isLive)
+        let orders = try records(in: store, space: store.space(named: "lrucache-order:expiry")).filter(\.isLive)
+        XCTAssertEqual(entries.count, cases.count)
+        XCTAssertEqual(orders.count, cases.count)
+        for (i, item) in cases.enumerated() {
+            let key = Array("k\(i)".utf8)
+            let expected = UInt64(base) * 1000 + item.extraMillis
+            let entry = try XCTUnwrap(entries.first { $0.key == key }?.expiresAt, "k\(i) has an expiry")
+            XCTAssertEqual(UInt64((entry.timeIntervalSince1970 * 1000).rounded()), expected, "entry record of k\(i)")
+            let order = try XCTUnwrap(orders.first { $0.key == key }?.value, "k\(i) has an order record")
+            XCTAssertEqual(order.count, 16)
+            let orderMillis = order[8..<16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            XCTAssertEqual(orderMillis, expected, "order record of k\(i)")
+        }
+        try storage.close()
+    }
+
     func testOrderSurvivesReopenWithoutAWritePerRead() throws {
         let path = root.appendingPathComponent("custom", isDirectory: true)
         var storage: CustomStorage? = try CustomStorage(path: path)

@@ -174,6 +174,24 @@ final class DiskCacheIndex: @unchecked Sendable {
         try persistDirtyLocked()
     }
 
+    /// The expiry in milliseconds since 1970 of an `expire` in seconds since 1970 (0 or less:
+    /// never, 0): `expire` x 1000 rounded up to a whole millisecond, so an entry never expires
+    /// before its time. The one rule for both records of an entry (FORMAT.md, "Caches",
+    /// LRUDiskCache): the entry record's expiry field and its order record's expiry.
+    static func expiryMillis(ofExpire expire: TimeInterval) -> UInt64 {
+        guard expire > 0, expire.isFinite else { return expire == .infinity ? UInt64.max : 0 }
+        let millis = (expire * 1000).rounded(.up)
+        return millis >= Double(UInt64.max) ? UInt64.max : UInt64(millis)
+    }
+
+    /// The date handed to the store for an expiry of `millis` (nil for 0, never). The store
+    /// rounds a date up to a whole millisecond; `millis` - 0.5 ms keeps that rounding from
+    /// landing on `millis` + 1 when the division is inexact.
+    static func expiryDate(ofMillis millis: UInt64) -> Date? {
+        guard millis != 0 else { return nil }
+        return Date(timeIntervalSince1970: (Double(millis) - 0.5) / 1000)
+    }
+
     static func nowMillis() -> UInt64 {
         UInt64(max(0, Date().timeIntervalSince1970 * 1000))
     }

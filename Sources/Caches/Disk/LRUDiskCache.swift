@@ -110,10 +110,10 @@ public final class LRUDiskCache<Value>: @unchecked Sendable {
         do {
             let bytes = try codec.encode(value)
             let index = try index()
-            let expireMillis = expire > 0 ? UInt64(expire * 1000) : 0
+            let expireMillis = DiskCacheIndex.expiryMillis(ofExpire: expire)
             try index.lock.withLock {
                 try index.store.put(bytes, forKey: Array(key.utf8), space: index.valueSpace,
-                                    expiresAt: expire > 0 ? Date(timeIntervalSince1970: expire) : nil, crypt: crypt)
+                                    expiresAt: DiskCacheIndex.expiryDate(ofMillis: expireMillis), crypt: crypt)
                 index.touch(key, expireMillis: expireMillis)
                 try index.trimIfNeededLocked(capacity: capacity)
             }
