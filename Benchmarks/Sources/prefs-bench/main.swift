@@ -2,7 +2,10 @@
 //   prefs-set   typed Int sets through SharedPreferences, vs Foundation's UserDefaults
 //   prefs-get   typed Int gets, vs a raw LogStore get of the same bytes
 //   user-switch setCurrentUserId from one user to another whose store holds 100k keys
-// Usage: swift run -c release prefs-bench [--keys N]   (default 200000; UserDefaults capped at 20000)
+//   prefs-zstd  ~120-byte JSON strings through setString, with and without StorageCompression
+//               (issue 22): sets, reopen (dictionary training), rewrites, gets, bytes on disk
+// Usage: swift run -c release prefs-bench [--keys N] [--zstd-keys N] [--only-zstd]
+//   (default 200000 / 100000; UserDefaults capped at 20000)
 
 import Foundation
 import LogStore
@@ -20,6 +23,63 @@ let keys = arguments.firstIndex(of: "--keys").flatMap { Int(arguments[$0 + 1]) }
 let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("prefs-bench-\(getpid())")
 defer { try? FileManager.default.removeItem(at: work) }
 let names = (0..<keys).map { "key\($0)" }
+let zstdKeys = arguments.firstIndex(of: "--zstd-keys").flatMap { Int(arguments[$0 + 1]) } ?? 100_000
+
+/// Bytes of the files under `url` (st_size), recursively.
+func bytesOnDisk(_ url: URL) -> Int {
+    guard let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else { return 0 }
+    var total = 0
+    for case let file as URL in files { total += (try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0 }
+    return total
+}
+
+/// A settings-like JSON value of ~120 bytes; `round` changes a few fields.
+func jsonValue(_ i: Int, round: Int) -> String {
+    "{\"user\":\"user-\(i)\",\"theme\":\"\(round % 2 == 0 ? "dark" : "light")\",\"fontSize\":\(12 + (i + round) % 5),\"lang\":\"en-US\",\"notifications\":{\"email\":true,\"push\":\(i % 2 == 0)}}"
+}
+
+/// prefs-zstd for one setting: write every key, reopen, rewrite every key, read every key,
+/// compact and close; bytes on disk after that.
+func zstdRow(_ label: String, compression: StorageCompression?) throws -> String {
+    let root = work.appendingPathComponent("zstd-\(label)")
+    let zNames = (0..<zstdKeys).map { "key\($0)" }
+    var center: DataCenter? = try DataCenter(root: root, appKey: "bench", appVersion: "1", compression: compression)
+    var start = now()
+    for (i, name) in zNames.enumerated() { try center?.commonPreferences.setString(jsonValue(i, round: 0), forKey: name, business: "bench") }
+    let firstSeconds = now() - start
+    center = nil
+    start = now()
+    center = try DataCenter(root: root, appKey: "bench", appVersion: "1", compression: compression)
+    let preferences = try XUnwrap(center?.commonPreferences)
+    let openSeconds = now() - start
+    start = now()
+    for (i, name) in zNames.enumerated() { try preferences.setString(jsonValue(i, round: 1), forKey: name, business: "bench") }
+    let rewriteSeconds = now() - start
+    start = now()
+    var length = 0
+    for name in zNames { length &+= preferences.string(forKey: name, business: "bench")?.utf8.count ?? 0 }
+    let getSeconds = now() - start
+    precondition(length == zNames.indices.reduce(0) { $0 + jsonValue($1, round: 1).utf8.count }, "prefs-zstd read wrong values")
+    let store = try XUnwrap(center).logStore(userDependent: false)
+    try store.compact()
+    center = nil
+    let bytes = bytesOnDisk(root)
+    return "prefs-zstd   \(label.padding(toLength: 5, withPad: " ", startingAt: 0)) set \(rate(zstdKeys, firstSeconds))  reopen \(String(format: "%.1f", openSeconds * 1000)) ms  rewrite \(rate(zstdKeys, rewriteSeconds))  get \(rate(zstdKeys, getSeconds))  on disk after compaction \(String(format: "%.2f", Double(bytes) / 1048576)) MiB (\(String(format: "%.1f", Double(bytes) / Double(zstdKeys))) B/key)"
+}
+
+if arguments.contains("--only-zstd") {
+    do {
+        print("prefs-bench: prefs-zstd, \(zstdKeys) keys, one thread, release build")
+        print(try zstdRow("off", compression: nil))
+        print(try zstdRow("zstd", compression: StorageCompression()))
+    } catch {
+        print("prefs-bench failed: \(error)")
+        try? FileManager.default.removeItem(at: work)
+        exit(1)
+    }
+    try? FileManager.default.removeItem(at: work)
+    exit(0)
+}
 
 do {
     let center = try DataCenter(root: work.appendingPathComponent("root"), appKey: "bench", appVersion: "1")
@@ -75,6 +135,8 @@ do {
     print("prefs-bench: \(keys) keys, one thread, release build")
     print("prefs-set    SharedPreferences.set(Int)  \(rate(keys, setSeconds))   UserDefaults.set(Int) \(rate(defaultsCount, defaultsSeconds)) (\(defaultsCount) keys)   ratio \(String(format: "%.0fx", (Double(keys) / setSeconds) / (Double(defaultsCount) / defaultsSeconds)))")
     print("prefs-get    SharedPreferences.integer   \(rate(keys, getSeconds))   raw LogStore.get \(rate(keys, rawGetSeconds))   prefs/raw time \(String(format: "%.2fx", getSeconds / rawGetSeconds))")
+    print(try zstdRow("off", compression: nil))
+    print(try zstdRow("zstd", compression: StorageCompression()))
     print("user-switch  u1 -> u2 (100k keys) + first get: median \(String(format: "%.1f", switches[2])) ms, min \(String(format: "%.1f", switches[0])), max \(String(format: "%.1f", switches[4]))")
 } catch {
     print("prefs-bench failed: \(error)")

@@ -27,15 +27,16 @@ struct Accumulator {
         case "count": count += 1
         case "sum", "total", "avg":
             count += 1
-            var number = value
-            if case .text = value { number = SQLValues.apply(.numeric, to: value) }
-            if case .blob = value { number = SQLValues.apply(.numeric, to: .text(SQLValues.text(of: value) ?? "")) }
+            // SQLite 3.40's sumStep: an input is an integer when it is one or a text that
+            // reads as one; anything else (real, other text, any blob) makes the sum a real.
+            let number = SQLValues.sumOperand(value)
             switch number {
             case .integer(let i):
                 realSum += Double(i)
                 if !approximate && !overflow {
                     let (sum, didOverflow) = integerSum.addingReportingOverflow(i)
-                    if didOverflow { overflow = true } else { integerSum = sum }
+                    // Overflow before any real: sum() fails even if reals follow.
+                    if didOverflow { overflow = true; approximate = true } else { integerSum = sum }
                 }
             default:
                 approximate = true
@@ -69,8 +70,8 @@ struct Accumulator {
         case "count": return .integer(count)
         case "sum":
             if count == 0 { return .null }
-            if approximate { return .real(realSum) }
             if overflow { throw SQLExecutionError("integer overflow") }
+            if approximate { return .real(realSum) }
             return .integer(integerSum)
         case "total": return .real(realSum)
         case "avg": return count == 0 ? .null : .real(realSum / Double(count))
@@ -240,6 +241,8 @@ extension SQLDatabase {
         let aggregates = compiled.aggregates, isAggregate = compiled.isAggregate
 
         let limit = try integerClause(select.limit, context)
+        // LIMIT 0: as in SQLite, nothing else is evaluated (not the OFFSET, no row, no key).
+        if limit == 0 { return SQLResult(columns: names, rows: [], changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true) }
         let offset = max(try integerClause(select.offset, context) ?? 0, 0)
         let wanted: Int64? = limit.flatMap { $0 < 0 ? nil : $0 }
 
@@ -262,12 +265,40 @@ extension SQLDatabase {
         var rows: [[DAOValue]] = []
         var sortKeys: [[DAOValue]] = []
         var seen = Set<ValueKey>()
-        let earlyStop: Int64? = (ordered && !isAggregate) ? wanted.map { $0.addingReportingOverflow(offset).overflow ? Int64.max : $0 + offset } : nil
+        let earlyStop: Int64? = ordered ? wanted.map { $0.addingReportingOverflow(offset).overflow ? Int64.max : $0 + offset } : nil
+        // Result columns are evaluated only for the rows returned, as in SQLite (a row skipped
+        // by OFFSET or cut by LIMIT never raises an error); ORDER BY keys for every row.
+        // DISTINCT needs every row's columns to tell duplicates, so it evaluates them all; so
+        // does a sort without LIMIT (SQLite sorts whole result rows then). With a sort and a
+        // LIMIT, SQLite evaluates the rows that enter its bounded sorter as they are scanned, a
+        // superset of those returned: only an error of a row not returned can differ.
+        let deferOutputs = !select.distinct && (ordered || wanted != nil)
+        var skipped: Int64 = 0
+        var deferred: [LimitWindow.DeferredRow] = []
 
-        func emit() throws -> Bool {
+        func evaluateOutputs() throws -> [DAOValue] {
             var output = [DAOValue]()
             output.reserveCapacity(outputs.count)
             for expr in outputs { output.append(try Evaluator.evaluate(expr, context)) }
+            return output
+        }
+
+        func emit() throws -> Bool {
+            if deferOutputs {
+                if ordered {
+                    // Rows come in their final order: skip the OFFSET, stop after the LIMIT.
+                    if skipped < offset { skipped += 1; return true }
+                    rows.append(try evaluateOutputs())
+                    if let wanted, Int64(rows.count) >= wanted { return false }
+                    return true
+                }
+                var key = [DAOValue]()
+                for term in orderBy { key.append(try Evaluator.evaluate(term.expr, context)) }
+                sortKeys.append(key)
+                deferred.append(LimitWindow.DeferredRow(context))
+                return true
+            }
+            let output = try evaluateOutputs()
             if select.distinct, !seen.insert(ValueKey(values: output)).inserted { return true }
             if !ordered {
                 var key = [DAOValue]()
@@ -334,7 +365,7 @@ extension SQLDatabase {
                 context.rowid = groups[g].rowid
                 context.aggregates = try groups[g].accumulators.map { try $0.result() }
                 if let having, try Evaluator.condition(having, context) != true { continue }
-                _ = try emit()
+                if try !emit() { break }
             }
         } else if let table {
             try scan(table, path) { rowid, known in
@@ -349,6 +380,18 @@ extension SQLDatabase {
             }
         }
 
+        if deferOutputs {
+            if !ordered {
+                // Sort the rows by their keys, keep the LIMIT/OFFSET window, then evaluate
+                // the result columns of the rows kept.
+                let window = LimitWindow.window(count: deferred.count, offset: offset, limit: wanted)
+                for index in LimitWindow.sortedIndices(sortKeys, descending: orderBy.map(\.descending))[window] {
+                    deferred[index].restore(into: context)
+                    rows.append(try evaluateOutputs())
+                }
+            }
+            return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
+        }
         if !ordered && !orderBy.isEmpty {
             let directions = orderBy.map(\.descending)
             var indices = Array(rows.indices)

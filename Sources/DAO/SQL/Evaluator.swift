@@ -27,7 +27,11 @@ enum Evaluator {
             let value = try evaluate(inner, context)
             switch op {
             case .plus: return value
-            case .negate: return SQLValues.negate(value)
+            case .negate:
+                // SQLite negates a numeric literal itself (-0.0 is -0.0) and computes any other
+                // -x as 0 - x, which makes a zero real 0.0.
+                if case .literal(let literal) = inner, case .real = literal { return SQLValues.negate(value) }
+                return SQLValues.positiveZero(SQLValues.negate(value))
             case .not:
                 guard let truth = SQLValues.truth(value) else { return .null }
                 return .integer(truth ? 0 : 1)

@@ -206,6 +206,23 @@ enum SQLValues {
         }
     }
 
+    /// What sum(), total() and avg() add for a non-NULL value (SQLite 3.40's
+    /// sqlite3_value_numeric_type, then sqlite3_value_int64 or _double): an integer for an
+    /// integer, and for a text spelling an integer that fits 64 bits (' 12 ', '-0'); a real
+    /// for everything else: a real, a text spelling a real ('1e3', '0.5'), any other text (its
+    /// numeric prefix: '12abc' adds 12.0, 'abc' 0.0) and any blob (its bytes read as text:
+    /// x'37' adds 7.0). One real operand makes sum() a real.
+    static func sumOperand(_ value: DAOValue) -> DAOValue {
+        switch value {
+        case .integer, .real, .null: return value
+        case .text(let text):
+            let parsed = parseNumber(text)
+            if parsed.form == .integer, case .integer = parsed.value { return parsed.value }
+            return .real(double(value))
+        case .blob: return .real(double(value))
+        }
+    }
+
     /// The integer a real converts to exactly, if any (SQLite's sqlite3VdbeIntegerAffinity).
     static func exactInteger(_ r: Double) -> Int64? {
         guard r > -9223372036854775808.0, r < 9223372036854775808.0 else { return nil }
@@ -247,13 +264,22 @@ enum SQLValues {
             case .text(let text):
                 let parsed = parseNumber(text)
                 switch parsed.form {
-                case .integer, .real: return realValue(parsed.value)
+                case .integer, .real: return positiveZero(realValue(parsed.value))
                 default: return value
                 }
             case .integer(let i): return .real(Double(i))
+            case .real: return positiveZero(value)
             default: return value
             }
         }
+    }
+
+    /// -0.0 as 0.0, any other value as it is. SQLite stores an integral real of a REAL column
+    /// as an integer and reads it back as a real, so a REAL column never holds -0.0 (a column
+    /// without affinity does). Comparisons are unaffected (-0.0 = 0.0).
+    static func positiveZero(_ value: DAOValue) -> DAOValue {
+        if case .real(let r) = value, r == 0, r.sign == .minus { return .real(0) }
+        return value
     }
 
     /// `apply`, except for a number that carries a text form (`kept`), which no affinity changes.

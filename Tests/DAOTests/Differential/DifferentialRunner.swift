@@ -103,7 +103,8 @@ struct DifferentialRunner {
             let r = reference.run(step.sql, arguments: step.arguments, isQuery: isQuery)
             let c = candidate.run(step.sql, arguments: step.arguments, isQuery: isQuery)
             let shown = step.displayed
-            if let reason = ResultComparator.difference(r, c, step.comparison, sql: step.sql, looseColumns: step.looseColumns) {
+            if let reason = ResultComparator.difference(r, c, step.comparison, sql: step.sql, looseColumns: step.looseColumns,
+                                                        evaluatesNoRow: step.evaluatesNoRow) {
                 return disagreement(shown, r, c, reason)
             }
             if !isQuery {

@@ -172,7 +172,7 @@ struct ExpressionGenerator {
     func aggregate(random: inout SeededRandom) -> String {
         let x = scalar(1, random: &random)
         let bounded = random.pick(["length(\(x))", "(CAST(\(x) AS INTEGER) % 1000)", "(\(x) IS NULL)", "(typeof(\(x)) = 'text')"])
-        switch random.int(0...8) {
+        switch random.int(0...10) {
         case 0: return "count(*)"
         case 1: return "count(\(x))"
         case 2: return "sum(\(bounded))"
@@ -186,6 +186,19 @@ struct ExpressionGenerator {
         // position of a blob's NUL in the concatenation (an order) would show.
         case 6: return "length(group_concat(\(random.pick(["typeof(\(x))", "length(\(x))", "CAST(\(x) AS INTEGER)"]))))"
         case 7: return "length(group_concat(length(\(x)), \(random.pick(["'-'", "''", "', '"]))))"
+        // sum/total/avg over a mix of integers, reals, texts (numeric or not), blobs and NULLs
+        // (issue 25: sum()'s type follows its inputs). No sum may depend on the order rows are
+        // added in (1e308 and -1e308, 0.01 and 12, or an integer overflow before a real would):
+        // numbers are mapped to small dyadic values and texts and blobs kept only up to 3
+        // characters or bytes ('12', '1e3', '0.5', 'abc', x'3132'), whose values add exactly.
+        case 9, 10:
+            let column = random.pick(columns)
+            let short = "length(\(column)) <= 3"
+            let mixed = random.pick(["CASE typeof(\(column)) WHEN 'real' THEN 0.5 WHEN 'integer' THEN 3 ELSE (CASE WHEN \(short) THEN \(column) END) END",
+                                     "CASE typeof(\(column)) WHEN 'real' THEN -1.25 WHEN 'integer' THEN NULL ELSE (CASE WHEN \(short) THEN \(column) END) END",
+                                     "CASE WHEN typeof(\(column)) IN ('text', 'blob') AND \(short) THEN \(column) ELSE 7 END",
+                                     "CASE WHEN NOT \(short) THEN NULL WHEN typeof(\(column)) = 'text' THEN CAST(\(column) AS BLOB) WHEN typeof(\(column)) = 'blob' THEN CAST(\(column) AS TEXT) ELSE 2 END"])
+            return random.pick(["sum(\(mixed))", "total(\(mixed))", "avg(\(mixed))", "typeof(sum(\(mixed)))"])
         default: return "count(\(random.pick(columns)))"
         }
     }

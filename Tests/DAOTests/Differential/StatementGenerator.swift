@@ -24,6 +24,9 @@ struct GeneratedStatement {
     /// of a column, and every column of a DISTINCT. A typeless column can hold 7 and 7.0, which are one group (and one
     /// minimum), shown by whichever row the engine meets first.
     var looseColumns: Set<Int> = []
+    /// A query with LIMIT 0: SQLite evaluates no row (no result column, no ORDER BY key), so
+    /// no error of a row may show on either side (see ResultComparator).
+    var evaluatesNoRow = false
 }
 
 /// Random statements of the subset over generated tables.
@@ -146,13 +149,16 @@ struct StatementGenerator {
             sql += " ORDER BY " + keys.map { items[$0.index] + $0.direction }.joined(separator: ", ")
         }
         var limited = false
+        var noRowEvaluated = false
         if random.chance(0.3) {
             // A negative LIMIT means none; a negative OFFSET counts as 0.
             let limit = random.chance(0.1) ? -1 : random.int(0...6)
             limited = limit >= 0
+            noRowEvaluated = limit == 0
             sql += " LIMIT \(limit)"
             if random.chance(0.5) {
-                let offset = random.chance(0.1) ? -2 : random.int(0...4)
+                // Some OFFSETs past the end of every generated table (issue 25).
+                let offset = random.chance(0.1) ? -2 : random.chance(0.12) ? 1000 : random.int(0...4)
                 limited = limited || offset > 0
                 sql += " OFFSET \(offset)"
             }
@@ -163,7 +169,7 @@ struct StatementGenerator {
         } else {
             comparison = limited ? .countOnly : .multiset
         }
-        return GeneratedStatement(sql: sql, comparison: comparison, looseColumns: loose)
+        return GeneratedStatement(sql: sql, comparison: comparison, looseColumns: loose, evaluatesNoRow: noRowEvaluated)
     }
 
     /// A row of literals (or DEFAULT-free omission through a column list) for `table`.
