@@ -138,6 +138,17 @@ final class SQLFidelityTests: XCTestCase {
                        "no sum, no excuse")
     }
 
+    /// Issue 25, item 4's example: plain double addition, as SQLite 3.40 (the oracle) does.
+    func testAverageOfLargeIntegersFollowsSQLite340() throws {
+        guard KnownVersionDifference.oracleVersion < KnownVersionDifference.kahanSummationVersion else {
+            throw XCTSkip("the linked SQLite sums as 3.43+ (README, SQL)")
+        }
+        let d = try Differential()
+        d.run(["CREATE TABLE t(a)", "INSERT INTO t VALUES (-9200000000000000000), (-20), (9200000000000000000)"])
+        XCTAssertEqual(d.check("SELECT avg(a), total(a), sum(a) FROM t"), [[0.0, 0.0, -20]])
+        d.check("SELECT avg(a * 1.0), total(a * 1.0), sum(a * 1.0) FROM t")
+    }
+
     private func permutations(_ items: [String]) -> [[String]] {
         guard items.count > 1 else { return [items] }
         return items.indices.flatMap { i -> [[String]] in
