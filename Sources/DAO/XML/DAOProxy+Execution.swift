@@ -22,20 +22,33 @@ extension DAOProxy {
         let scope = ArgumentScope(arguments: arguments, globals: globalArguments)
         let renderer = SQLRenderer(config: config, tableName: table, encrypt: cryptFunction(encrypting: true))
         var run = Run()
+        let mapper = ResultMapper(config: config, decrypt: cryptFunction(encrypting: false))
         if let foreach = method.foreach {
             let elements = SQLRenderer.elements(of: scope.resolve(foreach.collection).value)
+            // keyword.md, select "@foreach": "the SELECT operation will be executed for N times,
+            // and the results will be returned in an array" (NSNull for an element without one).
+            var results: [Any] = []
             try inTransaction(db) {
                 for (index, element) in elements.enumerated() {
                     let itemScope = scope.adding([foreach.item: element.value])
                     do {
                         let program = try renderer.render(method.statements, scope: itemScope)
+                        run.query = nil
                         run.flags.append(try execute(program, on: db, run: &run))
+                        if method.kind == .select {
+                            results.append(try mapper.map(run.query ?? SQLResult(), as: method.result, decodeAs: decodeAs) ?? NSNull())
+                        }
                     } catch {
                         guard method.resumable else { throw error }
                         run.failed.append(index)
                         run.flags.append(.none)
+                        if method.kind == .select { results.append(NSNull()) }
                     }
                 }
+            }
+            if method.kind == .select {
+                if run.statements > 0 { state.withLock { $0.lastInsertRowId = run.lastInsertRowId } }
+                return results
             }
         } else {
             let program = try renderer.render(method.statements, scope: scope)
@@ -58,8 +71,7 @@ extension DAOProxy {
         // A select's rows (none when it ran no query), or the rows of another method's query
         // when it asks for a result.
         if method.kind == .select || (run.query != nil && (method.result != nil || decodeAs != nil)) {
-            return try ResultMapper(config: config, decrypt: cryptFunction(encrypting: false))
-                .map(run.query ?? SQLResult(), as: method.result, decodeAs: decodeAs)
+            return try mapper.map(run.query ?? SQLResult(), as: method.result, decodeAs: decodeAs)
         }
         // An insert, update or delete that declares a scalar result and runs no query: the
         // changed row count, or whether it succeeded.

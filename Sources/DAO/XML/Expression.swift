@@ -1,6 +1,6 @@
 import Foundation
 
-/// The expression language of `<if>`, `<when>` and the `%{...}` macro: numbers, 'strings' (or
+/// The expression language of `<if>` and `<when>`: numbers, 'strings' (or
 /// "strings"), `nil`, `true`/`false`, dotted argument paths (`a.b`, `list.count`), `()`,
 /// `+ - * / \ %` (`\` integer division, `/` exact when both sides are integers and divide evenly,
 /// else real), comparisons `== = != <> < <= > >=`, and `and or not xor` in any case (also
@@ -54,7 +54,7 @@ enum ExpressionValue: Sendable, Equatable {
         }
     }
 
-    /// The text a macro puts in place of this value.
+    /// The value as text (in error messages).
     var text: String {
         switch self {
         case .null: return ""
@@ -94,23 +94,6 @@ struct ExpressionParser {
             throw parser.error("unexpected \(parser.describe(parser.tokens[parser.index].0))", offset: parser.tokens[parser.index].1)
         }
         return .located(expression, line: position.line, column: position.column)
-    }
-
-    /// Parses a comma-separated list (the arguments of a macro).
-    static func parseList(_ text: String, at position: SourcePosition) throws -> [Expression] {
-        var parser = ExpressionParser(base: position)
-        try parser.tokenize(text)
-        var list: [Expression] = []
-        while parser.index < parser.tokens.count {
-            list.append(try parser.orExpression())
-            if parser.index < parser.tokens.count {
-                guard parser.tokens[parser.index].0 == .symbol(",") else {
-                    throw parser.error("expected ',' between macro arguments", offset: parser.tokens[parser.index].1)
-                }
-                parser.index += 1
-            }
-        }
-        return list
     }
 
     private init(base: SourcePosition) { self.base = base }
