@@ -619,3 +619,41 @@ final class XMLManualExamplesTests: XMLEngineTestCase {
         }
     }
 }
+
+extension XMLManualExamplesTests {
+    /// keyword.md, "@foreach": the container "must be of the NSArray or NSSet type when called";
+    /// an NSSet, a Swift Set and nil (no element) are fine, anything else is a typed error.
+    func testForeachContainerIsAnArrayOrSet() throws {
+        try onEveryEngine { runner in
+            let proxy = try DAOProxy.testing(Self.transactionCreate, runner: runner)
+            _ = try proxy.addMessages(NSSet(array: [["id": "a", "state": 1] as NSDictionary]))
+            _ = try proxy.addMessages(Set(["b"]).map { ["id": $0, "state": 2] })
+            _ = try proxy.addMessages(nil)
+            for wrong: Any in [["id": "c", "state": 3], "text", 5] {
+                XCTAssertThrowsError(try proxy.addMessages(wrong)) { error in
+                    guard case DAOError.config(let message, _, _) = error else { return XCTFail("\(error)") }
+                    XCTAssertTrue(message.contains("not an array or set"), message)
+                }
+            }
+            XCTAssertEqual(try proxy.count() as? Int, 2)
+            return describe(try proxy.count())
+        }
+    }
+
+    /// keyword.md, "if": strings in single quotes, `\'` for a quote, `xor`, `\` and `%`.
+    func testIfExpressionStringsAndOperators() throws {
+        let text = """
+        <module name="e">
+        <select id="m" arguments="name, a, b" result="int">
+          select 0 <if true="name == 'it\\'s'">+ 1</if> <if true="a xor b">+ 10</if> <if true="7 \\ 2 == 3 and 7 % 2 == 1 and -a == 0 - a">+ 100</if>
+        </select>
+        </module>
+        """
+        try onEveryEngine { runner in
+            let proxy = try DAOProxy.testing(text, runner: runner)
+            XCTAssertEqual(try proxy.m("it's", 1, 0) as? Int, 111)
+            XCTAssertEqual(try proxy.m("its", 1, 1) as? Int, 100)
+            return describe(try proxy.m("it's", 0, 0))
+        }
+    }
+}

@@ -24,7 +24,14 @@ extension DAOProxy {
         var run = Run()
         let mapper = ResultMapper(config: config, decrypt: cryptFunction(encrypting: false))
         if let foreach = method.foreach {
-            let elements = SQLRenderer.elements(of: scope.resolve(foreach.collection).value)
+            let collection = ArgumentScope.unwrap(scope.resolve(foreach.collection).value)
+            // keyword.md, "@foreach": the container "must be of the NSArray or NSSet type when
+            // called" (nil: no element).
+            if let collection, !Self.isArrayOrSet(collection) {
+                throw DAOError.config(message: "foreach of \(method.id): \(foreach.collection.joined(separator: ".")) is a \(type(of: collection)), not an array or set",
+                                      line: method.position.line, column: method.position.column)
+            }
+            let elements = SQLRenderer.elements(of: collection)
             // keyword.md, select "@foreach": "the SELECT operation will be executed for N times,
             // and the results will be returned in an array" (NSNull for an element without one).
             var results: [Any] = []
@@ -83,6 +90,14 @@ extension DAOProxy {
         }
         return DAOResult(succeeded: true, lastInsertRowId: run.lastInsertRowId, changedRowCount: run.changes,
                          flags: run.flags, foreachFailedObjects: run.failed)
+    }
+
+    /// Whether `value` is an array or a set (a Swift one, or NSArray / NSSet).
+    static func isArrayOrSet(_ value: Any) -> Bool {
+        if value is NSArray || value is NSSet { return !(value is String) }
+        if value is String || value is Data { return false }
+        let style = Mirror(reflecting: value).displayStyle
+        return style == .collection || style == .set
     }
 
     /// What the statements of one call did.

@@ -126,6 +126,9 @@ struct ExpressionParser {
                 i += 1
                 while true {
                     guard i < s.count else { throw error("unterminated string", offset: start) }
+                    // keyword.md, "if": "Escape characters are not supported, but \' is supported
+                    // to represent a single quote."
+                    if s[i] == "\\", i + 1 < s.count, s[i + 1] == c { value.unicodeScalars.append(c); i += 2; continue }
                     if s[i] == c {
                         // A doubled quote is one quote, as in SQL.
                         if i + 1 < s.count, s[i + 1] == c { value.unicodeScalars.append(c); i += 2; continue }
