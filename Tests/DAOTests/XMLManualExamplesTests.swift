@@ -657,3 +657,47 @@ extension XMLManualExamplesTests {
         }
     }
 }
+
+extension XMLManualExamplesTests {
+    /// proxy.md: deleteTable (the proxy works on, re-creating the table), deleteTablesWithRegex
+    /// with progress and autovacuum, vacuumDatabase, prepareParallelConnection, tableName,
+    /// lastInsertRowId, allMethodsList.
+    func testProxyPageCalls() throws {
+        try onEveryEngine { runner in
+            let proxy = try DAOProxy.testing(Self.overloads, runner: runner)
+            proxy.prepareParallelConnection(0)
+            XCTAssertEqual(proxy.allMethods, ["add", "create", "getMessage", "getTemplatesById"])
+            _ = try proxy.add("m", 1, 0)
+            XCTAssertEqual(proxy.lastInsertRowId, 1)
+            try proxy.deleteTable()
+            XCTAssertFalse(try proxy.tableExists("messages"))
+            _ = try proxy.add("n", 1, 0)
+            XCTAssertEqual((try proxy.getMessage("n") as? [[String: Any]])?.count, 1)
+            let other = proxy.forTable("messages_2")
+            _ = try other.add("x", 1, 0)
+            proxy.tableName = "messages_3"
+            _ = try proxy.add("y", 1, 0)
+            let progress = Locked<[Float]>([])
+            try proxy.deleteTables(matchingRegex: "^messages_", autovacuum: true) { value in progress.withLock { $0.append(value) } }
+            XCTAssertEqual(progress.withLock { $0 }, [50, 100])
+            XCTAssertFalse(try proxy.tableExists("messages_2"))
+            XCTAssertTrue(try proxy.tableExists("messages"))
+            try proxy.vacuumDatabase()
+            try proxy.deleteTables(matchingRegex: "^nothing$", autovacuum: false) { value in progress.withLock { $0.append(value) } }
+            XCTAssertEqual(progress.withLock { $0 }, [50, 100, 100])
+            return describe(try proxy.tableExists("messages"))
+        }
+    }
+}
+
+/// A value behind a lock (test callbacks).
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
