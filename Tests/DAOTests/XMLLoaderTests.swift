@@ -130,7 +130,8 @@ final class XMLLoaderTests: XCTestCase {
         let rounds = Int(ProcessInfo.processInfo.environment["DAO_XML_FUZZ_ROUNDS"] ?? "") ?? 300
         var generator = SplitMix(seed: 42)
         let corpus = [XMLCorpus.messages, XMLCorpus.demo, XMLDynamicSQLTests.config, XMLProxyTests.batches,
-                      XMLProxyTests.results].map { Array($0.utf8) }
+                      XMLProxyTests.results, XMLManualExamplesTests.templates, XMLManualExamplesTests.whereSetTrim,
+                      XMLManualExamplesTests.quickStyle].map { Array($0.utf8) }
         let alphabet = Array("<>/=\"'&;#{}$@%![]-?.abc \n".utf8)
         for round in 0..<rounds {
             var bytes = corpus[round % corpus.count]
