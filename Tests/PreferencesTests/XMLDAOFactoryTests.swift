@@ -132,4 +132,30 @@ final class XMLDAOFactoryTests: PreferencesTestCase {
         try proxy.rollback()
         XCTAssertNil(try proxy.name("c2"))
     }
+
+    /// transaction.md: `[APUserPreferences daoTransaction:...]` equals the proxy's own
+    /// daoTransaction when the proxy is userDependent (APCommonPreferences' when it is not).
+    func testPreferencesDaoTransactionCoversTheProxysCalls() throws {
+        try requireEngine()
+        let url = try writeConfig()
+        try center.setCurrentUserId("u1")
+        let perUser = try center.dao(configPath: url, userDependent: true)
+        let common = try center.dao(configPath: url, userDependent: false)
+        _ = try perUser.add(text: "kept")
+        let user = try XCTUnwrap(center.userPreferences)
+        try user.daoTransaction(.begin)
+        _ = try perUser.add(text: "a")
+        _ = try perUser.add(text: "b")
+        try user.daoTransaction(.rollback)
+        XCTAssertEqual(try perUser.count() as? Int, 1)
+        try perUser.daoTransaction(.begin)
+        _ = try perUser.add(text: "c")
+        try user.daoTransaction(.commit)
+        XCTAssertEqual(try perUser.count() as? Int, 2)
+        try center.commonPreferences.daoTransaction(.begin)
+        _ = try common.add(text: "d")
+        try center.commonPreferences.daoTransaction(.rollback)
+        XCTAssertEqual(try common.count() as? Int, 0)
+        XCTAssertThrowsError(try user.daoTransaction(.commit))
+    }
 }

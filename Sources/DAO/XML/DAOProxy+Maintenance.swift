@@ -35,3 +35,18 @@ extension DAOProxy {
     /// reach disk (a select does wait while another thread holds a transaction open).
     public func prepareParallelConnection(_ autoclose: TimeInterval) {}
 }
+
+extension DAOProxy {
+    /// `daoTransaction:` (transaction.md): `beginTransaction()`, `commit()` or `rollback()` of
+    /// the store this proxy's tables are in, so `.begin`, many calls, then `.commit` (or
+    /// `.rollback` when one failed) makes them one transaction.
+    /// - Throws: the engine's error (`.begin` inside an open transaction, `.commit` or
+    ///   `.rollback` with none open).
+    public func daoTransaction(_ action: DAOTransaction) throws {
+        switch action {
+        case .begin: try beginTransaction()
+        case .commit: try commit()
+        case .rollback: try rollback()
+        }
+    }
+}
