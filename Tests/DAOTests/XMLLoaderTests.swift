@@ -123,6 +123,20 @@ final class XMLLoaderTests: XCTestCase {
         }
     }
 
+    /// Nested macros multiply (a format holding a macro is repeated per name): their expansion
+    /// is bounded, a config error rather than gigabytes of SQL.
+    func testNestedMacrosAreBounded() throws {
+        var macro = "x"
+        for _ in 0..<40 { macro = "%{'" + macro.replacingOccurrences(of: "'", with: "\\'") + "', a, b}" }
+        let nested = XMLCorpus.method("select " + macro)
+        XCTAssertThrowsError(try ConfigLoader.load(nested)) { error in
+            guard case DAOError.config(let message, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("expand to more than"), message)
+        }
+        let two = XMLCorpus.method("select %{'%{\\'*\\', a, b}', x}")
+        XCTAssertEqual(try XMLCorpus.sql(two, "m")?.text, "select x, x")
+    }
+
     /// Mutated configs (bytes dropped, inserted, replaced) load or fail with a config error, and
     /// those that load render every method (with no arguments) or fail with a DAOError; they never
     /// trap or hang. Deterministic; more rounds with DAO_XML_FUZZ_ROUNDS (e.g. 20000).

@@ -6,6 +6,17 @@ enum TemplateTextParser {
     /// Parses `text`, which starts at `position` in the config file.
     /// - Throws: `DAOError.config` at an unterminated or empty reference or a bad macro.
     static func parse(_ text: String, at position: SourcePosition) throws -> [TemplateNode] {
+        var budget = maxMacroBytes
+        return try parse(text, at: position, macroBudget: &budget)
+    }
+
+    /// The most the `%{...}` macros of one text may expand to, nested ones included (64 KiB:
+    /// a hundred names of a long format are a few KiB).
+    static let maxMacroBytes = 64 << 10
+
+    /// `parse`, with the bytes `%{...}` macros may still expand to (nested macros multiply:
+    /// a format holding a macro is repeated per name before that one is expanded).
+    private static func parse(_ text: String, at position: SourcePosition, macroBudget: inout Int) throws -> [TemplateNode] {
         let s = Array(text.unicodeScalars)
         var nodes: [TemplateNode] = []
         var literal = String.UnicodeScalarView()
@@ -57,7 +68,13 @@ enum TemplateTextParser {
                 }
                 if c == "%" {
                     // Expanded once, at load; the result is config text again.
-                    nodes += try parse(try MacroExpansion.expand(inner, at: start), at: start)
+                    let expanded = try MacroExpansion.expand(inner, at: start)
+                    macroBudget -= expanded.utf8.count
+                    guard macroBudget >= 0 else {
+                        throw DAOError.config(message: "the %{...} macros here expand to more than \(maxMacroBytes) bytes",
+                                              line: start.line, column: start.column)
+                    }
+                    nodes += try parse(expanded, at: start, macroBudget: &macroBudget)
                 } else {
                     nodes.append(try reference(kind: c, inner, at: start))
                 }
