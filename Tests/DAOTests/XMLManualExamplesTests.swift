@@ -677,7 +677,7 @@ extension XMLManualExamplesTests {
             _ = try other.add("x", 1, 0)
             proxy.tableName = "messages_3"
             _ = try proxy.add("y", 1, 0)
-            let progress = Locked<[Float]>([])
+            let progress = ProgressLog<[Float]>([])
             try proxy.deleteTables(matchingRegex: "^messages_", autovacuum: true) { value in progress.withLock { $0.append(value) } }
             XCTAssertEqual(progress.withLock { $0 }, [50, 100])
             XCTAssertFalse(try proxy.tableExists("messages_2"))
@@ -691,7 +691,7 @@ extension XMLManualExamplesTests {
 }
 
 /// A value behind a lock (test callbacks).
-final class Locked<Value>: @unchecked Sendable {
+final class ProgressLog<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
     init(_ value: Value) { self.value = value }
