@@ -90,6 +90,6 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
         }
         XCTAssertThrowsError(try db.execute("CREATE TABLE t (x)"))
         try db.execute("CREATE TABLE IF NOT EXISTS t (x)")
-        try db.execute("DROP TABLE IF EXISTS nothing")
+        try db.execute("DROP TABLE IF EXISTS missing")
     }
 }

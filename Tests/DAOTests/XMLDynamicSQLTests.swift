@@ -9,15 +9,15 @@ final class XMLDynamicSQLTests: XCTestCase {
     static let config = """
     <module name = "Dyn" tableName = "people" initializer = "create" version = "1.0">
       <const name="cols" value="id, name, age"/>
-      <const name="order" value="%{'order by %@ %@', 'age', 'desc'}"/>
+      <const name="order" value="%{'order by * desc', age}"/>
       <sql id="filters">
         <if true="minAge != nil">and age >= #{minAge}</if>
         <if true="names.count > 0">and name in <foreach item="n" collection="names" open="(" separator="," close=")">#{n}</foreach></if>
       </sql>
       <update id="create">create table if not exists ${T} (id integer primary key, name text, age integer, note text)</update>
-      <insert id="add" arguments="people" foreach="people.p">insert into ${T} (${cols}) values (<format pairs="id, name, age">#{p.%@}</format>)</insert>
+      <insert id="add" arguments="people" foreach="people.p">insert into ${T} (${cols}) values (%{'#{p.*}', id, name, age})</insert>
       <select id="find" arguments="minAge, names" result="[string]">
-        select name from ${T} <where onVoid="where 1 = 1">${filters}</where> ${order}
+        select name from ${T} <trim prefix="where" prefixOverrides="and">${filters}</trim> ${order}
       </select>
       <select id="pick" arguments="mode" result="[int]">
         select id from ${T} where
@@ -33,7 +33,7 @@ final class XMLDynamicSQLTests: XCTestCase {
       </update>
       <select id="trimmed" arguments="a, b" result="[int]">
         select id from ${T}
-        <trim prefix="where" prefixOverrides="and |or " onVoid="where 0"><if true="a">and age > 30</if> <if true="b">or name = 'ann'</if></trim>
+        <trim prefix="where" prefixOverrides="and |or " onVoid="quit"><if true="a">and age > 30</if> <if true="b">or name = 'ann'</if></trim>
         order by id
       </select>
       <select id="ordered" arguments="ids" result="[int]">

@@ -94,7 +94,20 @@ final class XMLLoaderTests: XCTestCase {
             ("<module>\n  <select id=\"a\" result=\"[[int]]\">1</select>\n</module>", 2, 18, "nested"),
             ("<module initializer=\"missing\">\n</module>", 1, 9, "names no method"),
             ("<module>\n  <update id=\"u\"><except>x</except></update>\n</module>", 2, 18, "without a <try>"),
-            ("<module>\n  <select id=\"a\">select %{noformat}</select>\n</module>", 2, 25, "quoted format"),
+            ("<module>\n  <select id=\"a\">select %{noformat}</select>\n</module>", 2, 25, "single quotes"),
+            // The printf-style reading is gone: names are bare words, and there is at least one.
+            ("<module>\n  <select id=\"a\">select %{'%@', 'x'}</select>\n</module>", 2, 25, "bad name"),
+            ("<module>\n  <select id=\"a\">select %{'#{m.*}'}</select>\n</module>", 2, 25, "at least one name"),
+            ("<module>\n  <select id=\"a\">select %{'#{m.*}', a,}</select>\n</module>", 2, 25, "bad name"),
+            // keyword.md, "step": no text outside the steps; "try except": nothing before or after.
+            ("<module>\n  <update id=\"u\">x <step>y</step></update>\n</module>", 2, 18, "outside the <step>s"),
+            ("<module>\n  <update id=\"u\">x <try>y</try></update>\n</module>", 2, 18, "before or after"),
+            ("<module>\n  <upgrade toVersion=\"1.1\"><try>y</try></upgrade>\n</module>", 2, 28, "belongs in a method"),
+            // keyword.md, "@foreach": the collection is an argument, the item is not.
+            ("<module>\n  <insert id=\"i\" arguments=\"a\" foreach=\"b.x\">y</insert>\n</module>", 2, 32, "not an argument"),
+            ("<module>\n  <insert id=\"i\" arguments=\"a, x\" foreach=\"a.x\">y</insert>\n</module>", 2, 35, "also an argument"),
+            // keyword.md, "where, set, trim": onVoid "has two values".
+            ("<module>\n  <select id=\"a\">select <where onVoid=\"where 0\"></where></select>\n</module>", 2, 32, "ignoreAfter nor quit"),
             ("", 1, 1, "no root"),
             ("<dao/>", 1, 1, "root element"),
         ]
@@ -110,6 +123,20 @@ final class XMLLoaderTests: XCTestCase {
         }
     }
 
+    /// Nested macros multiply (a format holding a macro is repeated per name): their expansion
+    /// is bounded, a config error rather than gigabytes of SQL.
+    func testNestedMacrosAreBounded() throws {
+        var macro = "x"
+        for _ in 0..<40 { macro = "%{'" + macro.replacingOccurrences(of: "'", with: "\\'") + "', a, b}" }
+        let nested = XMLCorpus.method("select " + macro)
+        XCTAssertThrowsError(try ConfigLoader.load(nested)) { error in
+            guard case DAOError.config(let message, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("expand to more than"), message)
+        }
+        let two = XMLCorpus.method("select %{'%{\\'*\\', a, b}', x}")
+        XCTAssertEqual(try XMLCorpus.sql(two, "m")?.text, "select x, x")
+    }
+
     /// Mutated configs (bytes dropped, inserted, replaced) load or fail with a config error, and
     /// those that load render every method (with no arguments) or fail with a DAOError; they never
     /// trap or hang. Deterministic; more rounds with DAO_XML_FUZZ_ROUNDS (e.g. 20000).
@@ -117,7 +144,8 @@ final class XMLLoaderTests: XCTestCase {
         let rounds = Int(ProcessInfo.processInfo.environment["DAO_XML_FUZZ_ROUNDS"] ?? "") ?? 300
         var generator = SplitMix(seed: 42)
         let corpus = [XMLCorpus.messages, XMLCorpus.demo, XMLDynamicSQLTests.config, XMLProxyTests.batches,
-                      XMLProxyTests.results].map { Array($0.utf8) }
+                      XMLProxyTests.results, XMLManualExamplesTests.templates, XMLManualExamplesTests.whereSetTrim,
+                      XMLManualExamplesTests.quickStyle].map { Array($0.utf8) }
         let alphabet = Array("<>/=\"'&;#{}$@%![]-?.abc \n".utf8)
         for round in 0..<rounds {
             var bytes = corpus[round % corpus.count]

@@ -6,7 +6,7 @@ import XCTest
 /// Config calls through the proxy. Each test runs on SQLite (the oracle: the expected values
 /// are what SQLite answers for the SQL the proxy generates) and, once the engine is built, on
 /// `SQLDatabase` over a LogStore, whose answers must equal SQLite's.
-final class XMLProxyTests: XCTestCase {
+final class XMLProxyTests: XMLEngineTestCase {
     struct Message: Codable, Equatable {
         var msgId: String
         var time: Int
@@ -22,42 +22,6 @@ final class XMLProxyTests: XCTestCase {
 
     override class func setUp() {
         DAOTypeRegistry.register(Message.self, as: "Message")
-    }
-
-    // MARK: Engines
-
-    private var directories: [URL] = []
-
-    override func tearDown() {
-        for directory in directories { try? FileManager.default.removeItem(at: directory) }
-    }
-
-    /// Fresh engines: SQLite always, the product's engine when it is built.
-    private func engines() throws -> [(name: String, runner: any SQLStatementRunner)] {
-        var engines: [(String, any SQLStatementRunner)] = [("sqlite", try XMLSQLiteRunner())]
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dao-xml-\(UUID().uuidString)")
-        directories.append(directory)
-        let store = try LogStore(directory: directory)
-        if let db = try? SQLDatabase.attached(to: store), (try? db.execute("SELECT 1")) != nil {
-            engines.append(("logstore", db))
-        }
-        return engines
-    }
-
-    /// Runs `body` on every engine and checks they all give what SQLite gives.
-    private func onEveryEngine(_ body: (any SQLStatementRunner) throws -> String, file: StaticString = #filePath, line: UInt = #line) throws {
-        var answers: [(String, String)] = []
-        for (name, runner) in try engines() {
-            do {
-                answers.append((name, try body(runner)))
-            } catch {
-                answers.append((name, "threw \(error)"))
-            }
-        }
-        XCTAssertFalse(answers[0].1.hasPrefix("threw"), "sqlite: \(answers[0].1)", file: file, line: line)
-        for (name, answer) in answers.dropFirst() {
-            XCTAssertEqual(answer, answers[0].1, "\(name) differs from sqlite", file: file, line: line)
-        }
     }
 
     private static func messages() -> [Message] {

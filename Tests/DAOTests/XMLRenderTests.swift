@@ -103,11 +103,26 @@ final class XMLRenderTests: XCTestCase {
         XCTAssertEqual(try sql("x<foreach item=\"x\" collection=\"xs\" open=\"(\" close=\")\">#{x}</foreach>", arguments: "xs", ["xs": [Int]()]).text, "x")
     }
 
+    /// The statements method `m` of `body` renders to ([] when onVoid="quit" stops it).
+    private func statements(_ body: String, arguments: String = "", _ values: [String: Any?] = [:]) throws -> [String] {
+        let rendered = try XMLCorpus.render(try ConfigLoader.load(XMLCorpus.method(body, arguments: arguments)), "m", values)
+        return rendered.flatMap { statement -> [String] in
+            guard case .sql(let list, _) = statement else { return [] }
+            return list.map(\.text)
+        }
+    }
+
+    /// keyword.md, "where, set, trim": <where> is <trim prefix="WHERE" prefixOverrides="AND | OR"
+    /// onVoid="ignoreAfter">; onVoid="quit" runs nothing.
     func testWhereWithOnVoid() throws {
-        let body = "delete from t <where onVoid=\"where 0\"><if true=\"a != nil\">and a = #{a}</if> <if true=\"b != nil\">OR b = #{b}</if></where>"
+        let body = "delete from t <where onVoid=\"quit\"><if true=\"a != nil\">and a = #{a}</if> <if true=\"b != nil\">OR b = #{b}</if></where>"
         XCTAssertEqual(try sql(body, arguments: "a, b", ["a": 1, "b": nil]).text, "delete from t WHERE a = ?")
         XCTAssertEqual(try sql(body, arguments: "a, b", ["a": nil, "b": 2]).text, "delete from t WHERE b = ?")
-        XCTAssertEqual(try sql(body, arguments: "a, b", ["a": nil, "b": nil]).text, "delete from t where 0")
+        XCTAssertEqual(try statements(body, arguments: "a, b", ["a": nil, "b": nil]), [])
+        // Without onVoid a void <where> is ignoreAfter: the statement ends before it.
+        let plain = "select * from t <where><if true=\"a != nil\">a = #{a}</if></where> order by a; select 2"
+        XCTAssertEqual(try statements(plain, arguments: "a", ["a": 1]), ["select * from t WHERE a = ? order by a", "select 2"])
+        XCTAssertEqual(try statements(plain, arguments: "a", ["a": nil]), ["select * from t"])
         // "and" only as a whole word: "andrew = 1" keeps its name.
         XCTAssertEqual(try sql("select <where>andrew = 1</where>").text, "select WHERE andrew = 1")
     }
@@ -117,34 +132,58 @@ final class XMLRenderTests: XCTestCase {
         let r = try sql(body, arguments: "a, b", ["a": 1, "b": 2])
         XCTAssertEqual(r.text, "update t SET a = ?,b = ? where id = 1")
         XCTAssertEqual(try sql(body, arguments: "a, b", ["a": nil, "b": 2]).text, "update t SET b = ? where id = 1")
+        // A void <set> (no onVoid, as <trim prefix="SET" suffixOverrides=",">) adds nothing.
+        XCTAssertEqual(try sql(body, arguments: "a, b", ["a": nil, "b": nil]).text, "update t where id = 1")
     }
 
     func testTrimPrefixSuffixOverridesAndOnVoid() throws {
         let body = """
-        select * from t <trim prefix="WHERE (" suffix=")" prefixOverrides="AND |OR " suffixOverrides=" AND| OR" onVoid="LIMIT 0">\
-        <if true="a != nil">AND a = #{a}</if> <if true="b != nil">AND b = #{b} OR</if></trim>
+        select * from t <trim prefix="WHERE (" suffix=")" prefixOverrides="AND |OR " suffixOverrides=" AND| OR" onVoid="ignoreAfter">\
+        <if true="a != nil">AND a = #{a}</if> <if true="b != nil">AND b = #{b} OR</if></trim> order by a
         """
-        XCTAssertEqual(try sql(body, arguments: "a, b", ["a": 1, "b": 2]).text, "select * from t WHERE ( a = ? AND b = ? )")
-        XCTAssertEqual(try sql(body, arguments: "a, b", ["a": nil, "b": nil]).text, "select * from t LIMIT 0")
+        XCTAssertEqual(try sql(body, arguments: "a, b", ["a": 1, "b": 2]).text, "select * from t WHERE ( a = ? AND b = ? ) order by a")
+        XCTAssertEqual(try sql(body, arguments: "a, b", ["a": nil, "b": nil]).text, "select * from t")
+        let quit = body.replacingOccurrences(of: "ignoreAfter", with: "quit")
+        XCTAssertEqual(try statements(quit, arguments: "a, b", ["a": nil, "b": nil]), [])
+        let keepGoing = body.replacingOccurrences(of: " onVoid=\"ignoreAfter\"", with: "")
+        XCTAssertEqual(try sql(keepGoing, arguments: "a, b", ["a": nil, "b": nil]).text, "select * from t order by a")
     }
 
+    /// quick_style.md, "Conditional formatting": pairs names a dictionary argument.
     func testFormatPairsPrefixJoin() throws {
-        let r = try sql("update t set <format prefix=\"m\" pairs=\"a, b\"/> where id = 1", arguments: "m", ["m": ["a": 1, "b": "x"]])
-        XCTAssertEqual(r.text, "update t set a = ?, b = ? where id = 1")
-        XCTAssertEqual(r.bindings, [1, "x"])
-        let values = try sql("values (<format pairs=\"a, b\" join=\" , \">#{m.%@}</format>)", arguments: "m", ["m": ["a": 1, "b": 2]])
-        XCTAssertEqual(values.text, "values (? , ?)")
-        XCTAssertEqual(values.bindings, [1, 2])
+        let body = "update ${T} <format prefix=\"set\" pairs=\"values\" join=\",\"/><format prefix=\"where\" pairs=\"conditions\" join=\"and\"/>"
+        let r = try sql(body, arguments: "values, conditions", ["values": ["uin": 12345, "content": "12345"], "conditions": ["id": "100", "kind": 2]])
+        XCTAssertEqual(r.text, "update t set content = ?, uin = ? where id = ? and kind = ?")
+        XCTAssertEqual(r.bindings, ["12345", 12345, "100", 2])
+        // "When a condition passes an empty value for pairs, the prefix argument will not be
+        // concatenated into the SQL statements either."
+        let empty = try sql(body, arguments: "values, conditions", ["values": ["a": 1], "conditions": [String: Any]()])
+        XCTAssertEqual(empty.text, "update t set a = ?")
+        XCTAssertEqual(try sql(body, arguments: "values, conditions", ["values": ["a": 1], "conditions": nil]).text, "update t set a = ?")
+        // A key is a column name, never SQL text.
+        let config = XMLCorpus.method(body, arguments: "values, conditions")
+        XCTAssertThrowsError(try XMLCorpus.sql(config, "m", ["values": ["a = 1; drop table t; --": 1], "conditions": nil]))
+        XCTAssertThrowsError(try XMLCorpus.sql(config, "m", ["values": 5, "conditions": nil]))
     }
 
+    /// quick_style.md, "Shortcut syntax": the format once per name, `*` replaced, joined by ", ".
     func testMacroInTextAndInConst() throws {
-        let r = try sql("select %{'%@_%d', name, n} from ${c}", arguments: "name, n",
-                        extra: "<const name=\"c\" value=\"%{'tbl_%@', 'x'}\"/>", ["name": "col", "n": 7])
-        XCTAssertEqual(r.text, "select col_7 from tbl_x")
-        // A macro's output is read again: it may produce references.
-        let bound = try sql("select %{'#{m.%@}', 'k'}, '100%%'", arguments: "m", ["m": ["k": 5]])
-        XCTAssertEqual(bound.text, "select ?, '100%%'")
-        XCTAssertEqual(bound.bindings, [5])
+        let model: [String: Any] = ["msgId": "m1", "time": 7, "content": "c", "uin": 3, "read": true, "date": 1.5]
+        let short = try sql("values(%{'#{model.*}', msgId, time, content, uin, read, date})", arguments: "model", ["model": model])
+        let long = try sql("values(#{model.msgId}, #{model.time}, #{model.content}, #{model.uin}, #{model.read}, #{model.date})",
+                           arguments: "model", ["model": model])
+        XCTAssertEqual(short, long)
+        XCTAssertEqual(short.text, "values(?, ?, ?, ?, ?, ?)")
+        XCTAssertEqual(short.bindings, ["m1", 7, "c", 3, 1, 1.5])
+        let set = try sql("set %{'* = #{model.*}', data, tag, id, version}", arguments: "model",
+                          ["model": ["data": "d", "tag": "t", "id": 1, "version": 2]])
+        XCTAssertEqual(set.text, "set data = ?, tag = ?, id = ?, version = ?")
+        XCTAssertEqual(set.bindings, ["d", "t", 1, 2])
+        // In a <const>, without spaces, with a chain, a quote written \' and a nested ${...}.
+        let r = try sql("select ${c} from ${T} where %{'* = \\'x\\'', a.b}", arguments: "m",
+                        extra: "<const name=\"c\" value=\"%{'@{m.*}',code,name}\"/>", ["m": ["code": 1, "name": "n"]])
+        XCTAssertEqual(r.text, "select 1, 'n' from t where a.b = 'x'")
+        XCTAssertEqual(try sql("select %{'${T}.*', a, b}").text, "select t.a, t.b")
     }
 
     func testNestedSqlFragments() throws {
@@ -162,20 +201,33 @@ final class XMLRenderTests: XCTestCase {
           <update id="u" arguments="a">
             <step>insert into t values (#{a})</step>
             <step resumable="true">insert into u values (#{a}); insert into v values ('x;y', #{a})</step>
+          </update>
+          <update id="e" arguments="a">
             <try>insert into t values (#{a})</try>
             <except>update t set a = #{a} -- a comment; not split, #{a} binds nothing
             /* nor #{a} here */ where b = '?' and c = '#{a}' and d = #{a}
             </except>
           </update>
+          <update id="inside" arguments="a">
+            <try>insert into t values (#{a})
+              <except>update t set a = #{a}</except>
+            </try>
+          </update>
         </module>
         """)
-        let statements = try XMLCorpus.render(config, "u", ["a": 1])
-        XCTAssertEqual(statements, [
+        XCTAssertEqual(try XMLCorpus.render(config, "u", ["a": 1]), [
             .sql([RenderedSQL(text: "insert into t values (?)", bindings: [1])], resumable: false),
             .sql([RenderedSQL(text: "insert into u values (?)", bindings: [1]),
                   RenderedSQL(text: "insert into v values ('x;y', ?)", bindings: [1])], resumable: true),
+        ])
+        XCTAssertEqual(try XMLCorpus.render(config, "e", ["a": 1]), [
             .tryExcept([RenderedSQL(text: "insert into t values (?)", bindings: [1])],
                        except: [RenderedSQL(text: "update t set a = ? where b = '?' and c = '?' and d = ?", bindings: [1, 1])]),
+        ])
+        // keyword.md writes the <except> inside the <try>, at its end.
+        XCTAssertEqual(try XMLCorpus.render(config, "inside", ["a": 1]), [
+            .tryExcept([RenderedSQL(text: "insert into t values (?)", bindings: [1])],
+                       except: [RenderedSQL(text: "update t set a = ?", bindings: [1])]),
         ])
     }
 

@@ -104,4 +104,58 @@ final class XMLDAOFactoryTests: PreferencesTestCase {
         try center.setCurrentUserId("u2")
         XCTAssertEqual(try perUser.count() as? Int, 0)
     }
+
+    /// The demo config of issue 19, run unchanged through `DataCenter.default.dao(configPath:
+    /// userDependent:)` as a new user would: its `<const>` holds the `%{...}` macro of
+    /// quick_style.md ("Shortcut syntax"), which failed to load when it was read printf-style.
+    func testDemoConfigWithTheMacroThroughDataCenterDefault() throws {
+        try requireEngine()
+        let url = try writeConfig("""
+        <module name="Demo" initializer="createTable" tableName="demo_info" version="1.0">
+        <const table_columns="(code, name)"/>
+        <const table_values="%{'#{m.*}',code,name}"/>
+        <update id="createTable">create table if not exists ${T} (code text primary key, name text)</update>
+        <insert id = "save_info" arguments = "m">
+            replace into ${T} ${table_columns} values(${table_values})
+        </insert>
+        <select id="name" arguments="code" result="string">select name from ${T} where code = #{code}</select>
+        </module>
+        """)
+        try DataCenter.default.setCurrentUserId("demo-user")
+        let proxy = try DataCenter.default.dao(configPath: url, userDependent: true)
+        _ = try proxy.save_info(["code": "c1", "name": "first"])
+        _ = try proxy.save_info(["code": "c1", "name": "second"])
+        XCTAssertEqual(try proxy.name("c1") as? String, "second")
+        // transaction.md: calls between begin and rollback are undone together.
+        try proxy.beginTransaction()
+        _ = try proxy.save_info(["code": "c2", "name": "gone"])
+        try proxy.rollback()
+        XCTAssertNil(try proxy.name("c2"))
+    }
+
+    /// transaction.md: `[APUserPreferences daoTransaction:...]` equals the proxy's own
+    /// daoTransaction when the proxy is userDependent (APCommonPreferences' when it is not).
+    func testPreferencesDaoTransactionCoversTheProxysCalls() throws {
+        try requireEngine()
+        let url = try writeConfig()
+        try center.setCurrentUserId("u1")
+        let perUser = try center.dao(configPath: url, userDependent: true)
+        let common = try center.dao(configPath: url, userDependent: false)
+        _ = try perUser.add(text: "kept")
+        let user = try XCTUnwrap(center.userPreferences)
+        try user.daoTransaction(.begin)
+        _ = try perUser.add(text: "a")
+        _ = try perUser.add(text: "b")
+        try user.daoTransaction(.rollback)
+        XCTAssertEqual(try perUser.count() as? Int, 1)
+        try perUser.daoTransaction(.begin)
+        _ = try perUser.add(text: "c")
+        try user.daoTransaction(.commit)
+        XCTAssertEqual(try perUser.count() as? Int, 2)
+        try center.commonPreferences.daoTransaction(.begin)
+        _ = try common.add(text: "d")
+        try center.commonPreferences.daoTransaction(.rollback)
+        XCTAssertEqual(try common.count() as? Int, 0)
+        XCTAssertThrowsError(try user.daoTransaction(.commit))
+    }
 }

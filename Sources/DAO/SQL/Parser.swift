@@ -81,6 +81,10 @@ struct Parser {
         "INTERSECT", "EXCEPT", "VALUES", "SET", "INTO", "DISTINCT", "ALL", "NULL", "COLLATE", "BY",
         "ASC", "DESC", "WINDOW", "OVER", "EXISTS", "CAST", "DEFAULT", "REFERENCES", "CONSTRAINT",
         "PRIMARY", "UNIQUE", "CHECK", "MATCH", "REGEXP", "ISNULL", "NOTNULL", "RETURNING", "FILTER",
+        // SQLite's other keywords that are never names (not in its parser's fallback to ID):
+        // `create table t (index integer)` is a syntax error there (the manual's summary.md example).
+        "ADD", "ALTER", "AUTOINCREMENT", "COMMIT", "CREATE", "DEFERRABLE", "DELETE", "DROP", "FOREIGN",
+        "INDEX", "INSERT", "NOTHING", "TABLE", "TO", "TRANSACTION", "UPDATE",
     ]
 
     /// An identifier (bare or quoted) as a name.

@@ -105,7 +105,7 @@ struct ArgumentScope {
 
     // MARK: Expressions
 
-    /// Evaluates an `<if>` / `<when>` / macro expression.
+    /// Evaluates an `<if>` / `<when>` expression.
     /// - Throws: `DAOError.config` for arithmetic on non-numbers or division by zero.
     func evaluate(_ expression: Expression) throws -> ExpressionValue {
         switch expression {

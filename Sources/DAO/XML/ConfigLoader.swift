@@ -5,30 +5,35 @@ import Foundation
 /// nothing, fragments that include each other in a cycle) is a `DAOError.config` with the
 /// line and column in the file, thrown here rather than at the first call.
 ///
-/// The format (API.md "DAO" 1), with the choices made where the contract is silent:
+/// The format (API.md "DAO" 1, and the source's manual, mpaas-docs functions/DAO/), with the
+/// choices made where both are silent:
 /// - `<module name initializer tableName version resetOnUpgrade upgradeMinVersion>` is the root.
 /// - `<const name="n" value="v"/>`, `<const name="n">v</const>` and `<const n="v" m="w"/>` define
 ///   text spliced by `${n}`; `<sql id="n">` defines a fragment that may hold dynamic elements and
-///   other `${...}`. Values may hold references and `%{...}` macros, read at each call.
-/// - `<select|insert|update|delete id arguments result foreach resumable>`: `arguments` is a
-///   comma list (`$a` refuses nil); `foreach="coll.item"` runs the body once per element of
-///   `coll` with the element as `item`, all in one transaction; `resumable="true"` skips failing
-///   elements (listed in `foreachFailedObjects`), or, without foreach, makes every step resumable.
-///   Overloads share an id and differ in argument count.
-/// - Bodies: text, `<step [resumable]>` (one statement list each; the method's steps form one
-///   transaction), `<try>` followed by an optional `<except>` (run when the try fails; the
-///   element's `DAOFlag` says which ran). Text may hold several statements separated by `;`.
+///   other `${...}`. Values may hold references and `%{...}` macros.
+/// - `<select|insert|update|delete id arguments result foreach resumable parallel>`: `arguments`
+///   is a comma list (`$a` or `$ a` refuses nil); `foreach="coll.item"` runs the body once per
+///   element of argument `coll` with the element as `item` (not an argument name), all in one
+///   transaction (a select returns one result per element, in an array); `resumable="true"`
+///   skips failing elements (listed in `foreachFailedObjects`), or, without foreach, makes every
+///   step resumable. Overloads share an id and differ in argument count. `parallel` (a select on
+///   a connection of its own in the source) changes nothing here: reads never wait for writes.
+/// - Bodies: text, or `<step [resumable]>`s and nothing else (the method's steps form one
+///   transaction), or, in a method, one `<try>` with its `<except>` inside it at its end or right
+///   after it (run when the try fails; the element's `DAOFlag` says which ran). Text may hold
+///   several statements separated by `;`.
 /// - `<if true="e">` / `<if false="e">` (also `test="e"`); `<choose>` of `<when true|false|test>`
 ///   and `<otherwise>`; `<foreach item collection [index] open separator close reverse>` (nothing
-///   at all, not even open/close, for an empty collection); `<where onVoid>` ("WHERE" + body
-///   without a leading AND/OR; when the body is empty, the onVoid text as is); `<set>` ("SET" +
-///   body without a leading or trailing comma); `<trim prefix suffix prefixOverrides
+///   at all, not even open/close, for an empty collection); `<trim prefix suffix prefixOverrides
 ///   suffixOverrides onVoid>` (overrides are `|`-separated, matched case-insensitively as whole
-///   words); `<format prefix pairs join>` (per name of `pairs`, the text with `%@` as the name,
-///   default `%@ = #{prefix.%@}`, joined with `join`, default ", ").
-/// - `%{'fmt', a, b}`: `%@ %s %d %i %u %f` (with `l`/`q` modifiers) take the values of the
-///   expressions `a`, `b` in order, `%%` is `%`; the result is read again as SQL text, so it may
-///   produce references (`%{'#{m.%@}', 'name'}`).
+///   words); `<where onVoid>` is `<trim prefix="WHERE" prefixOverrides="AND|OR"
+///   onVoid="ignoreAfter">` and `<set>` is `<trim prefix="SET" suffixOverrides=",">`, as
+///   keyword.md says. A void trim adds nothing; with onVoid="ignoreAfter" its statement ends
+///   there, with onVoid="quit" its statement does not run (the call succeeds).
+///   `<format prefix pairs join/>`: `prefix`, then `key = ?` per entry of the dictionary
+///   argument `pairs` (keys sorted) joined with `join` (default ","); nothing when it is empty.
+/// - `%{'fmt', a, b}`: `fmt` once per name, `*` replaced by the name, joined with ", ", expanded
+///   at load (see `MacroExpansion`). A bare `{path}` splices an argument's text unquoted.
 /// - `<map id result>` + `<result property column/>`; `<crypt class property/>` (`property` may
 ///   list several, comma-separated; `class` is the Swift type name of the value whose property
 ///   is bound); `<upgrade toVersion>` with a body like a method's.
@@ -98,7 +103,7 @@ enum ConfigLoader {
                 case "upgrade":
                     let to = try required("toVersion", of: element)
                     guard VersionNumber(to) != nil else { throw error("toVersion \"\(to)\" is not a version like 1.2", at: element.position) }
-                    config.upgrades.append(UpgradeSpec(toVersion: to, statements: try statements(element.children, resumable: false), position: element.position))
+                    config.upgrades.append(UpgradeSpec(toVersion: to, statements: try statements(element.children, resumable: false, inMethod: false), position: element.position))
                 default:
                     throw error("unknown element <\(element.name)> in <module>", at: element.position)
                 }
@@ -142,7 +147,9 @@ enum ConfigLoader {
         let id = try required("id", of: element)
         let arguments = (element.attribute("arguments") ?? "")
             .split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-            .map { ArgumentSpec(name: $0.hasPrefix("$") ? String($0.dropFirst()) : $0, refusesNil: $0.hasPrefix("$")) }
+            // "$ model" (quick_style.md, "Non-nil argument") and "$model" both refuse nil.
+            .map { ArgumentSpec(name: $0.hasPrefix("$") ? $0.dropFirst().trimmingCharacters(in: .whitespaces) : $0,
+                                refusesNil: $0.hasPrefix("$")) }
         var seen = Set<String>()
         for argument in arguments {
             guard TemplateTextParser.isNameScalarString(argument.name) else {
@@ -159,6 +166,17 @@ enum ConfigLoader {
                 throw error("foreach \"\(text)\" must be collection.item", at: position(of: "foreach", in: element))
             }
             foreach = (Array(parts.dropLast()), parts[parts.count - 1])
+            // keyword.md, "@foreach": the collection "must correspond to an argument in
+            // arguments", and the item "cannot be duplicated with that of any argument".
+            let names = Set(arguments.map(\.name))
+            let collection = parts[0].hasPrefix("$") ? String(parts[0].dropFirst()) : parts[0]
+            guard names.contains(collection) else {
+                throw error("foreach \"\(text)\": \(collection) is not an argument of method \(id)", at: position(of: "foreach", in: element))
+            }
+            guard !names.contains(parts[parts.count - 1]) else {
+                throw error("foreach \"\(text)\": the item \(parts[parts.count - 1]) is also an argument of method \(id)",
+                            at: position(of: "foreach", in: element))
+            }
         }
         let kind = MethodSpec.Kind(rawValue: element.name) ?? .select
         var result: ResultSpec?
@@ -169,7 +187,7 @@ enum ConfigLoader {
         return MethodSpec(kind: kind, id: id, arguments: arguments, result: result, foreach: foreach,
                           resumable: resumable,
                           // With foreach, `resumable` is per element; without, it makes every step resumable.
-                          statements: try statements(element.children, resumable: resumable && foreach == nil),
+                          statements: try statements(element.children, resumable: resumable && foreach == nil, inMethod: true),
                           position: element.position)
     }
 
@@ -201,45 +219,67 @@ enum ConfigLoader {
 
     // MARK: Bodies
 
-    /// The statements of a method or upgrade body: `<step>`s, `<try>`/`<except>` pairs, and the
-    /// text between them.
-    private static func statements(_ children: [ConfigNode], resumable: Bool) throws -> [StatementNode] {
-        var result: [StatementNode] = []
-        var pending: [ConfigNode] = []
-        func flush() throws {
-            let nodes = try template(pending)
-            pending = []
-            if !isBlank(nodes) { result.append(.sql(nodes, resumable: resumable)) }
+    /// The statements of a method or upgrade body: its text, or its `<step>`s, or one
+    /// `<try>`/`<except>` pair (methods only). keyword.md: "If the step clause exists in a
+    /// function, no texts are allowed outside the step"; "TRY EXCEPT statements can only be
+    /// used in definitions of DAO methods and should have no preceding or following statements".
+    private static func statements(_ children: [ConfigNode], resumable: Bool, inMethod: Bool) throws -> [StatementNode] {
+        func isBlankText(_ node: ConfigNode) -> Bool {
+            if case .text(let t, _) = node { return t.allSatisfy(\.isWhitespace) }
+            return false
         }
-        var i = 0
-        while i < children.count {
-            let child = children[i]
-            i += 1
-            guard case .element(let element) = child else { pending.append(child); continue }
-            switch element.name {
-            case "step", "update", "insert", "delete", "select":
-                try flush()
+        let elements = children.compactMap { node -> ConfigElement? in
+            if case .element(let e) = node { return e }
+            return nil
+        }
+        if elements.contains(where: { $0.name == "step" }) {
+            var result: [StatementNode] = []
+            for child in children where !isBlankText(child) {
+                guard case .element(let element) = child, element.name == "step" else {
+                    throw error("no text or element is allowed outside the <step>s of a body", at: position(of: child))
+                }
                 let stepResumable = element.attribute("resumable").map(flag) ?? resumable
                 let nodes = try template(element.children)
                 if !isBlank(nodes) { result.append(.sql(nodes, resumable: stepResumable)) }
-            case "try":
-                try flush()
-                var except: [TemplateNode]?
-                var j = i
-                while j < children.count, case .text(let t, _) = children[j], t.allSatisfy(\.isWhitespace) { j += 1 }
-                if j < children.count, case .element(let next) = children[j], next.name == "except" {
-                    except = try template(next.children)
-                    i = j + 1
-                }
-                result.append(.tryExcept(try: try template(element.children), except: except))
-            case "except":
-                throw error("<except> without a <try> before it", at: element.position)
-            default:
-                pending.append(child)
             }
+            return result
         }
-        try flush()
-        return result
+        if let attempt = elements.first(where: { $0.name == "try" }) {
+            guard inMethod else { throw error("<try> belongs in a method, not an <upgrade>", at: attempt.position) }
+            for child in children where !isBlankText(child) {
+                guard case .element(let element) = child, element.name == "try" || element.name == "except" else {
+                    throw error("a <try> has no statements before or after it", at: position(of: child))
+                }
+            }
+            guard elements.count == 1 || (elements.count == 2 && elements[1].name == "except" && elements[0].name == "try") else {
+                throw error("one <try>, optionally followed by its <except>", at: elements[1].position)
+            }
+            // The <except> may also be written inside the <try>, after its statements (keyword.md's example).
+            var tryChildren = attempt.children
+            var except: [TemplateNode]?
+            if elements.count == 2 {
+                except = try template(elements[1].children)
+            } else if let index = tryChildren.lastIndex(where: { if case .element(let e) = $0 { return e.name == "except" } else { return false } }) {
+                guard tryChildren[(index + 1)...].allSatisfy(isBlankText), case .element(let exceptElement) = tryChildren[index] else {
+                    throw error("<except> ends its <try>", at: attempt.position)
+                }
+                except = try template(exceptElement.children)
+                tryChildren.removeSubrange(index...)
+            }
+            return [.tryExcept(try: try template(tryChildren), except: except)]
+        }
+        if let except = elements.first(where: { $0.name == "except" }) {
+            throw error("<except> without a <try> before it", at: except.position)
+        }
+        let nodes = try template(children)
+        return isBlank(nodes) ? [] : [.sql(nodes, resumable: resumable)]
+    }
+
+    private static func position(of node: ConfigNode) -> SourcePosition {
+        switch node {
+        case .text(_, let position): return position
+        case .element(let element): return element.position
+        }
     }
 
     /// Dynamic SQL nodes of `children`.
@@ -292,16 +332,23 @@ enum ConfigLoader {
                                    close: element.attribute("close") ?? "", reverse: flag(element.attribute("reverse")))
             return .foreach(spec, body: try template(element.children))
         case "where":
-            return .whereClause(onVoid: element.attribute("onVoid"), body: try template(element.children))
+            // keyword.md: `<trim prefix="WHERE" prefixOverrides="AND | OR | and | or "
+            // onVoid="ignoreAfter">` is "Equivalent to <where>".
+            let spec = TrimSpec(prefix: "WHERE", suffix: "", prefixOverrides: ["AND", "OR"], suffixOverrides: [],
+                                onVoid: try onVoid(of: element) ?? .ignoreAfter)
+            return .trim(spec, body: try template(element.children))
         case "set":
-            return .setClause(body: try template(element.children))
+            // `<trim prefix="SET" suffixOverrides=",">` is "Equivalent to <set>".
+            let spec = TrimSpec(prefix: "SET", suffix: "", prefixOverrides: [","], suffixOverrides: [","],
+                                onVoid: try onVoid(of: element))
+            return .trim(spec, body: try template(element.children))
         case "trim":
             func overrides(_ name: String) -> [String] {
                 (element.attribute(name) ?? "").split(separator: "|").map(String.init).filter { !$0.isEmpty }
             }
             let spec = TrimSpec(prefix: element.attribute("prefix") ?? "", suffix: element.attribute("suffix") ?? "",
                                 prefixOverrides: overrides("prefixOverrides"), suffixOverrides: overrides("suffixOverrides"),
-                                onVoid: element.attribute("onVoid"))
+                                onVoid: try onVoid(of: element))
             return .trim(spec, body: try template(element.children))
         case "format":
             return try format(element)
@@ -312,26 +359,30 @@ enum ConfigLoader {
         }
     }
 
-    /// `<format prefix pairs join>`, expanded here: for each name of `pairs`, the element's
-    /// text with every `%@` replaced by the name (default text: `%@ = #{prefix.%@}`, or
-    /// `%@ = #{%@}` without prefix), joined with `join` (default ", ").
+    /// `<format prefix pairs join/>` (quick_style.md, "Conditional formatting"): `pairs` names
+    /// a dictionary argument, `prefix` is the text before the pairs (`set`, `where`), `join`
+    /// goes between them (default ",").
     private static func format(_ element: ConfigElement) throws -> TemplateNode {
-        let pairs = (element.attribute("pairs") ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        guard !pairs.isEmpty else { throw error("<format> needs pairs=\"a, b\"", at: element.position) }
-        guard element.elements.isEmpty else { throw error("<format> holds text only", at: element.position) }
-        var body = element.text
-        if body.allSatisfy(\.isWhitespace) {
-            body = nonEmpty(element.attribute("prefix")).map { "%@ = #{\($0).%@}" } ?? "%@ = #{%@}"
+        let pairs = try required("pairs", of: element)
+        let path = pairs.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard path.allSatisfy(TemplateTextParser.isNameScalarString) else {
+            throw error("<format pairs=\"\(pairs)\"> names no argument", at: position(of: "pairs", in: element))
         }
-        let join = element.attribute("join") ?? ", "
-        var nodes: [TemplateNode] = []
-        for (index, pair) in pairs.enumerated() {
-            if index > 0 { nodes.append(.text(join)) }
-            nodes += try TemplateTextParser.parse(body.replacingOccurrences(of: "%@", with: pair), at: element.position)
+        guard element.children.allSatisfy({ if case .text(let t, _) = $0 { return t.allSatisfy(\.isWhitespace) } else { return false } }) else {
+            throw error("<format> has no content", at: element.position)
         }
-        // A trim with nothing to trim: keeps the expansion one node.
-        return .trim(TrimSpec(prefix: "", suffix: "", prefixOverrides: [], suffixOverrides: [], onVoid: nil), body: nodes)
+        let reference = Reference(path: path, orEmpty: false, noQuotes: false, position: position(of: "pairs", in: element))
+        return .format(prefix: element.attribute("prefix") ?? "", pairs: reference, join: element.attribute("join") ?? ",")
+    }
+
+    /// The `onVoid` of a `<where>`, `<set>` or `<trim>`: "ignoreAfter" or "quit" (keyword.md:
+    /// "It has two values").
+    private static func onVoid(of element: ConfigElement) throws -> OnVoid? {
+        guard let text = element.attribute("onVoid") else { return nil }
+        guard let value = OnVoid(rawValue: text.trimmingCharacters(in: .whitespaces)) else {
+            throw error("onVoid \"\(text)\" is neither ignoreAfter nor quit", at: position(of: "onVoid", in: element))
+        }
+        return value
     }
 
     private static func condition(of element: ConfigElement) throws -> (Expression, Bool) {
@@ -357,8 +408,7 @@ enum ConfigLoader {
                     if done.contains(name) { continue }
                     try visit(fragment, path: path + [name])
                     done.insert(name)
-                case .conditional(_, _, let body), .foreach(_, let body), .whereClause(_, let body), .setClause(let body),
-                     .trim(_, let body):
+                case .conditional(_, _, let body), .foreach(_, let body), .trim(_, let body):
                     try visit(body, path: path)
                 case .choose(let whens, let otherwise):
                     for when in whens { try visit(when.2, path: path) }

@@ -86,15 +86,19 @@ indirect enum TemplateNode: Sendable {
     case tableName
     /// `${name}`: a `<const>` or `<sql>` fragment.
     case include(String, SourcePosition)
-    /// `%{'fmt', a, b}`: the format filled with the values, then read as SQL text with references.
-    case macro(format: String, arguments: [Expression], position: SourcePosition)
+    /// A bare `{path}`: the value's text, unquoted, when `path` names an argument, a foreach item
+    /// or a global; otherwise `literal` (the braces as written).
+    case bareSplice(Reference, literal: String)
     /// `<if true=...>` (expected true) or `<if false=...>`.
     case conditional(Expression, expected: Bool, body: [TemplateNode])
     case choose(whens: [(Expression, Bool, [TemplateNode])], otherwise: [TemplateNode]?)
     case foreach(ForeachSpec, body: [TemplateNode])
-    case whereClause(onVoid: String?, body: [TemplateNode])
-    case setClause(body: [TemplateNode])
+    /// `<trim>`, and `<where>` / `<set>` as the trims keyword.md says they equal.
     case trim(TrimSpec, body: [TemplateNode])
+    /// `<format prefix pairs join/>` (quick_style.md, "Conditional formatting"): per entry of the
+    /// dictionary argument at `pairs`, `key = ?` binding its value, joined with `join`, after
+    /// `prefix`; nothing at all when the dictionary is nil or empty.
+    case format(prefix: String, pairs: Reference, join: String)
 }
 
 /// A reference's dotted path and its modifiers.
@@ -122,5 +126,15 @@ struct TrimSpec: Sendable {
     var suffix: String
     var prefixOverrides: [String]
     var suffixOverrides: [String]
-    var onVoid: String?
+    var onVoid: OnVoid?
+}
+
+/// keyword.md, "where, set, trim": what a `<where>`, `<set>` or `<trim>` whose clauses are all
+/// void does to its statement (without onVoid it just adds nothing).
+enum OnVoid: String, Sendable {
+    /// "ignore the following formatting statements and return the current SQL statement for
+    /// execution": the statement is the text rendered before the element.
+    case ignoreAfter
+    /// "not to execute this SQL statement but to return success".
+    case quit
 }

@@ -22,20 +22,40 @@ extension DAOProxy {
         let scope = ArgumentScope(arguments: arguments, globals: globalArguments)
         let renderer = SQLRenderer(config: config, tableName: table, encrypt: cryptFunction(encrypting: true))
         var run = Run()
+        let mapper = ResultMapper(config: config, decrypt: cryptFunction(encrypting: false))
         if let foreach = method.foreach {
-            let elements = SQLRenderer.elements(of: scope.resolve(foreach.collection).value)
+            let collection = ArgumentScope.unwrap(scope.resolve(foreach.collection).value)
+            // keyword.md, "@foreach": the container "must be of the NSArray or NSSet type when
+            // called" (nil: no element).
+            if let collection, !Self.isArrayOrSet(collection) {
+                throw DAOError.config(message: "foreach of \(method.id): \(foreach.collection.joined(separator: ".")) is a \(type(of: collection)), not an array or set",
+                                      line: method.position.line, column: method.position.column)
+            }
+            let elements = SQLRenderer.elements(of: collection)
+            // keyword.md, select "@foreach": "the SELECT operation will be executed for N times,
+            // and the results will be returned in an array" (NSNull for an element without one).
+            var results: [Any] = []
             try inTransaction(db) {
                 for (index, element) in elements.enumerated() {
                     let itemScope = scope.adding([foreach.item: element.value])
                     do {
                         let program = try renderer.render(method.statements, scope: itemScope)
+                        run.query = nil
                         run.flags.append(try execute(program, on: db, run: &run))
+                        if method.kind == .select {
+                            results.append(try mapper.map(run.query ?? SQLResult(), as: method.result, decodeAs: decodeAs) ?? NSNull())
+                        }
                     } catch {
                         guard method.resumable else { throw error }
                         run.failed.append(index)
                         run.flags.append(.none)
+                        if method.kind == .select { results.append(NSNull()) }
                     }
                 }
+            }
+            if method.kind == .select {
+                if run.statements > 0 { state.withLock { $0.lastInsertRowId = run.lastInsertRowId } }
+                return results
             }
         } else {
             let program = try renderer.render(method.statements, scope: scope)
@@ -58,8 +78,7 @@ extension DAOProxy {
         // A select's rows (none when it ran no query), or the rows of another method's query
         // when it asks for a result.
         if method.kind == .select || (run.query != nil && (method.result != nil || decodeAs != nil)) {
-            return try ResultMapper(config: config, decrypt: cryptFunction(encrypting: false))
-                .map(run.query ?? SQLResult(), as: method.result, decodeAs: decodeAs)
+            return try mapper.map(run.query ?? SQLResult(), as: method.result, decodeAs: decodeAs)
         }
         // An insert, update or delete that declares a scalar result and runs no query: the
         // changed row count, or whether it succeeded.
@@ -71,6 +90,14 @@ extension DAOProxy {
         }
         return DAOResult(succeeded: true, lastInsertRowId: run.lastInsertRowId, changedRowCount: run.changes,
                          flags: run.flags, foreachFailedObjects: run.failed)
+    }
+
+    /// Whether `value` is an array or a set (a Swift one, or NSArray / NSSet).
+    static func isArrayOrSet(_ value: Any) -> Bool {
+        if value is NSArray || value is NSSet { return !(value is String) }
+        if value is String || value is Data { return false }
+        let style = Mirror(reflecting: value).displayStyle
+        return style == .collection || style == .set
     }
 
     /// What the statements of one call did.

@@ -6,6 +6,11 @@ import LogStore
 /// a registered type -> that type, [x] -> [x]; nil when a single-row select finds no row;
 /// DAOResult for insert/update/delete.
 ///
+/// As the source's manual says (mpaas-docs functions/DAO/keyword.md): `int` is a 32-bit value
+/// (the low 32 bits of the column, as `numberWithInt`), a `<select>` with `foreach` returns an
+/// array of one result per element (NSNull where one has none), and a `<where>`/`<set>`/`<trim>`
+/// with `onVoid="quit"` whose clauses are all void runs nothing and succeeds.
+///
 /// A `<select>` without `result` returns `[[String: Any]]` (as `[{}]`); an insert, update or
 /// delete declaring `result="int"` / `"long long"` returns its changed row count, `"bool"` true. A single-row result
 /// whose column is NULL gives nil; in the array forms NULL gives 0, false, "" or empty Data.

@@ -102,3 +102,14 @@ final class LockedValue<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// APDAOTransaction (mpaas-docs functions/DAO/transaction.md): what `daoTransaction(_:)` of a
+/// proxy, or of the preferences whose store holds its tables, does.
+public enum DAOTransaction: Sendable {
+    /// BEGIN: the calling thread's DAO calls on that store join one transaction.
+    case begin
+    /// COMMIT.
+    case commit
+    /// ROLLBACK: the calls since `begin` are undone together.
+    case rollback
+}

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The expression language of `<if>`, `<when>` and the `%{...}` macro: numbers, 'strings' (or
+/// The expression language of `<if>` and `<when>`: numbers, 'strings' (or
 /// "strings"), `nil`, `true`/`false`, dotted argument paths (`a.b`, `list.count`), `()`,
 /// `+ - * / \ %` (`\` integer division, `/` exact when both sides are integers and divide evenly,
 /// else real), comparisons `== = != <> < <= > >=`, and `and or not xor` in any case (also
@@ -54,7 +54,7 @@ enum ExpressionValue: Sendable, Equatable {
         }
     }
 
-    /// The text a macro puts in place of this value.
+    /// The value as text (in error messages).
     var text: String {
         switch self {
         case .null: return ""
@@ -96,23 +96,6 @@ struct ExpressionParser {
         return .located(expression, line: position.line, column: position.column)
     }
 
-    /// Parses a comma-separated list (the arguments of a macro).
-    static func parseList(_ text: String, at position: SourcePosition) throws -> [Expression] {
-        var parser = ExpressionParser(base: position)
-        try parser.tokenize(text)
-        var list: [Expression] = []
-        while parser.index < parser.tokens.count {
-            list.append(try parser.orExpression())
-            if parser.index < parser.tokens.count {
-                guard parser.tokens[parser.index].0 == .symbol(",") else {
-                    throw parser.error("expected ',' between macro arguments", offset: parser.tokens[parser.index].1)
-                }
-                parser.index += 1
-            }
-        }
-        return list
-    }
-
     private init(base: SourcePosition) { self.base = base }
 
     private func error(_ message: String, offset: Int) -> DAOError {
@@ -143,6 +126,9 @@ struct ExpressionParser {
                 i += 1
                 while true {
                     guard i < s.count else { throw error("unterminated string", offset: start) }
+                    // keyword.md, "if": "Escape characters are not supported, but \' is supported
+                    // to represent a single quote."
+                    if s[i] == "\\", i + 1 < s.count, s[i + 1] == c { value.unicodeScalars.append(c); i += 2; continue }
                     if s[i] == c {
                         // A doubled quote is one quote, as in SQL.
                         if i + 1 < s.count, s[i + 1] == c { value.unicodeScalars.append(c); i += 2; continue }

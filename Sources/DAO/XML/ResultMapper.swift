@@ -24,7 +24,7 @@ struct ResultMapper {
     private func one(_ columns: [String], _ row: [DAOValue], _ spec: ResultSpec) throws -> Any? {
         let first = row.first ?? .null
         switch spec {
-        case .int: return Self.integer(first).map { Int(truncatingIfNeeded: $0) }
+        case .int: return Self.integer(first).map(Self.int32)
         case .longLong: return Self.integer(first)
         case .bool: return Self.integer(first).map { $0 != 0 }
         case .double: return Self.double(first)
@@ -43,7 +43,7 @@ struct ResultMapper {
     private func array(_ query: SQLResult, _ inner: ResultSpec) throws -> Any {
         let firsts = query.rows.map { $0.first ?? .null }
         switch inner {
-        case .int: return firsts.map { Int(truncatingIfNeeded: Self.integer($0) ?? 0) }
+        case .int: return firsts.map { Self.int32(Self.integer($0) ?? 0) }
         case .longLong: return firsts.map { Self.integer($0) ?? 0 }
         case .bool: return firsts.map { (Self.integer($0) ?? 0) != 0 }
         case .double: return firsts.map { Self.double($0) ?? 0 }
@@ -120,6 +120,12 @@ struct ResultMapper {
     }
 
     // MARK: Scalars (SQLite's conversions: text read as its leading number)
+
+    /// keyword.md, "@result": `int` is `[NSNumber numberWithInt]` of the column, a 32-bit int
+    /// (the low 32 bits, as `sqlite3_column_int` gives them); `long long` keeps all 64.
+    static func int32(_ value: Int64) -> Int {
+        Int(Int32(truncatingIfNeeded: value))
+    }
 
     static func integer(_ value: DAOValue) -> Int64? {
         switch value {

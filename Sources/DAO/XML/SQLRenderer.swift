@@ -33,19 +33,30 @@ struct SQLRenderer {
         try statements.map { statement in
             switch statement {
             case .sql(let nodes, let resumable):
-                return .sql(try split(render(nodes, scope: scope)), resumable: resumable)
+                return .sql(try split(orNone: render(nodes, scope: scope)), resumable: resumable)
             case .tryExcept(let attempt, let except):
-                return .tryExcept(try split(render(attempt, scope: scope)),
-                                  except: try except.map { try split(render($0, scope: scope)) })
+                return .tryExcept(try split(orNone: render(attempt, scope: scope)),
+                                  except: try except.map { try split(orNone: render($0, scope: scope)) })
             }
         }
     }
 
-    /// Renders nodes into one piece of SQL text (possibly several statements) and bindings.
-    func render(_ nodes: [TemplateNode], scope: ArgumentScope) throws -> RenderedSQL {
+    /// Renders nodes into one piece of SQL text (possibly several statements) and bindings;
+    /// nil when a void element with onVoid="quit" says not to run it.
+    func render(_ nodes: [TemplateNode], scope: ArgumentScope) throws -> RenderedSQL? {
         var out = RenderedSQL(text: "", bindings: [])
-        try append(nodes, scope: scope, to: &out, depth: 0)
+        do {
+            try append(nodes, scope: scope, to: &out, depth: 0)
+        } catch let halt as Halt {
+            // ignoreAfter: the text rendered so far is the statement.
+            if halt.onVoid == .quit { return nil }
+        }
         return out
+    }
+
+    /// The statements of rendered text (none when it is nil).
+    private func split(orNone rendered: RenderedSQL?) throws -> [RenderedSQL] {
+        try rendered.map(split) ?? []
     }
 
     // MARK: Nodes
@@ -70,17 +81,25 @@ struct SQLRenderer {
                 out.bindings.append(try value(of: reference, scope: scope))
             case .splice(let reference):
                 let value = try value(of: reference, scope: scope)
-                out.text += SQLLiteral.literal(value, quoted: !reference.noQuotes)
+                if !reference.noQuotes, let quote = Self.openQuote(in: out.text) {
+                    // reference.md, "@ reference": quotes the config already has are not added
+                    // again (the value's own quotes are doubled so the literal stays whole).
+                    let text = SQLLiteral.literal(value, quoted: false)
+                    out.text += text.replacingOccurrences(of: String(quote), with: String(quote) + String(quote))
+                } else {
+                    out.text += SQLLiteral.literal(value, quoted: !reference.noQuotes)
+                }
             case .include(let name, let position):
                 guard let fragment = config.fragments[name] else {
                     throw DAOError.config(message: "${\(name)} names no <const> or <sql>", line: position.line, column: position.column)
                 }
                 try append(fragment, scope: scope, to: &out, depth: depth + 1)
-            case .macro(let format, let arguments, let position):
-                let values = try arguments.map { argument in try located(position) { try scope.evaluate(argument) } }
-                let text = Self.fill(format, with: values)
-                let nodes = try TemplateTextParser.parse(text, at: position)
-                try append(nodes, scope: scope, to: &out, depth: depth + 1)
+            case .bareSplice(let reference, let literal):
+                if scope.resolve([reference.path[0]]).found {
+                    out.text += SQLLiteral.literal(try value(of: reference, scope: scope), quoted: false)
+                } else {
+                    out.text += literal
+                }
             case .conditional(let expression, let expected, let body):
                 if try scope.evaluate(expression).isTrue == expected {
                     try append(body, scope: scope, to: &out, depth: depth)
@@ -94,39 +113,62 @@ struct SQLRenderer {
                 if let chosen { try append(chosen, scope: scope, to: &out, depth: depth) }
             case .foreach(let spec, let body):
                 try appendForeach(spec, body: body, scope: scope, to: &out, depth: depth)
-            case .whereClause(let onVoid, let body):
-                var inner = RenderedSQL(text: "", bindings: [])
-                try append(body, scope: scope, to: &inner, depth: depth)
-                let content = Self.strip(inner.text.trimmingCharacters(in: .whitespacesAndNewlines),
-                                         prefixes: ["AND", "OR"], suffixes: [])
-                if content.isEmpty {
-                    out.text += " " + (onVoid ?? "") + " "
-                } else {
-                    out.text += " WHERE " + content + " "
-                    out.bindings += inner.bindings
-                }
-            case .setClause(let body):
-                var inner = RenderedSQL(text: "", bindings: [])
-                try append(body, scope: scope, to: &inner, depth: depth)
-                let content = Self.strip(inner.text.trimmingCharacters(in: .whitespacesAndNewlines), prefixes: [","], suffixes: [","])
-                if !content.isEmpty {
-                    out.text += " SET " + content + " "
-                    out.bindings += inner.bindings
-                }
             case .trim(let spec, let body):
                 var inner = RenderedSQL(text: "", bindings: [])
                 try append(body, scope: scope, to: &inner, depth: depth)
                 let content = Self.strip(inner.text.trimmingCharacters(in: .whitespacesAndNewlines),
                                          prefixes: spec.prefixOverrides, suffixes: spec.suffixOverrides)
                 if content.isEmpty {
-                    out.text += " " + (spec.onVoid ?? "") + " "
+                    if let onVoid = spec.onVoid { throw Halt(onVoid: onVoid) }
                 } else {
                     out.text += (spec.prefix.isEmpty ? "" : " " + spec.prefix + " ") + content
-                    out.text += spec.suffix.isEmpty ? "" : " " + spec.suffix + " "
+                    out.text += spec.suffix.isEmpty ? " " : " " + spec.suffix + " "
                     out.bindings += inner.bindings
                 }
+            case .format(let prefix, let pairs, let join):
+                try appendFormat(prefix: prefix, pairs: pairs, join: join, scope: scope, to: &out)
             }
         }
+    }
+
+    /// Thrown by a void `<where>`, `<set>` or `<trim>` with onVoid, caught where its statement
+    /// is rendered.
+    private struct Halt: Error {
+        let onVoid: OnVoid
+    }
+
+    /// `<format>`: `key = ?` per entry of the dictionary (keys in sorted order, each a column
+    /// name), joined with `join` (a word such as `and` gets spaces on both sides, punctuation
+    /// such as `,` one after), after `prefix`.
+    private func appendFormat(prefix: String, pairs: Reference, join: String, scope: ArgumentScope,
+                              to out: inout RenderedSQL) throws {
+        let value = scope.resolve(pairs.path).value
+        var entries: [(String, Any?)] = []
+        if let dictionary = value as? [String: Any?] {
+            entries = dictionary.map { ($0.key, $0.value) }
+        } else if let dictionary = value as? [String: Any] {
+            entries = dictionary.map { ($0.key, $0.value) }
+        } else if let dictionary = value as? NSDictionary {
+            entries = dictionary.compactMap { entry in (entry.key as? String).map { ($0, entry.value) } }
+        } else if value != nil {
+            throw DAOError.config(message: "<format pairs=\"\(pairs.path.joined(separator: "."))\"> needs a dictionary, got \(type(of: value!))",
+                                  line: pairs.position.line, column: pairs.position.column)
+        }
+        guard !entries.isEmpty else { return }
+        for (key, _) in entries where !TemplateTextParser.isNameScalarString(key) {
+            throw DAOError.config(message: "<format> key '\(key)' is not a column name",
+                                  line: pairs.position.line, column: pairs.position.column)
+        }
+        let trimmedJoin = join.trimmingCharacters(in: .whitespaces)
+        let separator = trimmedJoin.first.map { $0.isLetter } ?? false ? " \(trimmedJoin) " : "\(trimmedJoin) "
+        out.text += prefix.isEmpty ? " " : " " + prefix + " "
+        for (index, (key, element)) in entries.sorted(by: { $0.0 < $1.0 }).enumerated() {
+            if index > 0 { out.text += separator }
+            out.text += key + " = "
+            out.text.unicodeScalars.append(Self.placeholder)
+            out.bindings.append(ValueConversion.daoValue(element))
+        }
+        out.text += " "
     }
 
     private func appendForeach(_ spec: ForeachSpec, body: [TemplateNode], scope: ArgumentScope,
@@ -182,41 +224,19 @@ struct SQLRenderer {
         return config.crypts[typeName]?.contains(property) ?? false
     }
 
-    private func located<R>(_ position: SourcePosition, _ body: () throws -> R) throws -> R {
-        do {
-            return try body()
-        } catch DAOError.config(let message, line: 0, column: 0) {
-            throw DAOError.config(message: message, line: position.line, column: position.column)
-        }
-    }
-
     // MARK: Text
 
-    /// A macro's format with `%@ %s %d %i %ld %lld %u %f` replaced by the values in order and
-    /// `%%` by `%`.
-    static func fill(_ format: String, with values: [ExpressionValue]) -> String {
-        var out = ""
-        var remaining = values[...]
-        let s = Array(format.unicodeScalars)
-        var i = 0
-        while i < s.count {
-            guard s[i] == "%", i + 1 < s.count else {
-                out.unicodeScalars.append(s[i])
-                i += 1
-                continue
-            }
-            if s[i + 1] == "%" { out += "%"; i += 2; continue }
-            var j = i + 1
-            while j < s.count, s[j] == "l" || s[j] == "q" { j += 1 }
-            if j < s.count, "@sdiuf".unicodeScalars.contains(s[j]) {
-                out += remaining.popFirst()?.text ?? ""
-                i = j + 1
+    /// The quote character (' or ") of a literal or quoted name `text` ends inside, or nil.
+    static func openQuote(in text: String) -> Character? {
+        var open: Character?
+        for c in text where c == "'" || c == "\"" {
+            if let q = open {
+                if c == q { open = nil }
             } else {
-                out += "%"
-                i += 1
+                open = c
             }
         }
-        return out
+        return open
     }
 
     /// Removes one leading word of `prefixes` and one trailing of `suffixes` (case-insensitive;

@@ -11,11 +11,18 @@ protocol SQLStatementRunner: AnyObject {
     var ownsTransaction: Bool { get }
     /// The tables and their CREATE TABLE text.
     func tableDefinitions() throws -> [(name: String, sql: String)]
+    /// Reclaims the space of deleted data.
+    func vacuum() throws
 }
 
 extension SQLStatementRunner {
     func execute(_ sql: String) throws -> SQLResult {
         try execute(sql, arguments: [])
+    }
+
+    /// SQLite's VACUUM, for engines that offer it.
+    func vacuum() throws {
+        _ = try execute("VACUUM")
     }
 
     /// From `sqlite_master`, for engines that offer it.
@@ -35,6 +42,11 @@ extension SQLDatabase: SQLStatementRunner {
         defer { condition.unlock() }
         guard explicitTransaction, let owner = transactionOwner else { return false }
         return pthread_equal(owner, pthread_self()) != 0
+    }
+
+    /// Compacts the store (its dropped tables and deleted rows take no more space).
+    func vacuum() throws {
+        try store.compact()
     }
 
     /// The tables with the canonical CREATE TABLE text of the catalog.
