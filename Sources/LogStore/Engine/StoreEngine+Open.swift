@@ -268,7 +268,8 @@ extension StoreEngine {
             var scanner = SegmentScanner(base: segment.base, limit: fileLength, from: start)
             // Compaction outputs hold only committed records and never form batches.
             var batches = segment.header.isCompactionOutput ? nil : BatchAssembler()
-            while let event = scanner.next() {
+            var cutAtLostWrite = false
+            scan: while let event = scanner.next() {
                 switch event {
                 case .record(let offset, let header):
                     segment.recordCount += 1
@@ -277,6 +278,13 @@ extension StoreEngine {
                     for member in write {
                         applyRecovered(segment: segment, offset: member.offset, header: member.header, tombstones: &tombstones)
                     }
+                case .corrupt(let range) where segment === active && PowerLossHole.isLostWrite(segment.base, range):
+                    // Unsynced writes that landed out of order (a power loss): the records after
+                    // the hole were never synced either; keeping them would show later writes
+                    // without earlier ones. Cut here, like a torn tail.
+                    recoveryReport.append("\(segment.path): cut at a lost write \(range.lowerBound)..<\(range.upperBound) and the records after it")
+                    cutAtLostWrite = true
+                    break scan
                 case .corrupt(let range):
                     recoveryReport.append("\(segment.path): skipped corrupt bytes \(range.lowerBound)..<\(range.upperBound)")
                     batches?.corruption()
@@ -287,7 +295,7 @@ extension StoreEngine {
             if let start = incompleteBatchStart { validEnd = start }
             for line in batches?.dropped ?? [] { recoveryReport.append("\(segment.path): \(line)") }
             if segment === active {
-                if !scanner.tailIsClean || incompleteBatchStart != nil {
+                if !scanner.tailIsClean || incompleteBatchStart != nil || cutAtLostWrite {
                     if scanner.tailIsClean == false {
                         recoveryReport.append("\(segment.path): cut a torn tail at offset \(validEnd) (\(fileLength - validEnd) bytes)")
                     }
