@@ -66,7 +66,7 @@ package enum PowerLossSimulator {
         var names: [String: Int] = [:]                 // path -> file id, now
         var contents: [Int: [UInt8]] = [:]              // file id -> content, now
         var descriptors: [Int32: Int] = [:]             // open descriptor -> file id
-        var mappings: [UInt: (file: Int, length: Int)] = [:]   // writable mapping base -> file
+        var mappings: [UInt: (file: Int, length: Int, descriptor: Int32)] = [:]   // writable mapping base -> file
         var nextID = 0
     }
 
@@ -173,7 +173,9 @@ package enum PowerLossSimulator {
         }
     }
 
-    static func didTruncate(_ descriptor: Int32, to length: Int) {
+    /// Called before the real `ftruncate`, so writes through a mapping are taken in while the
+    /// file still holds them.
+    static func willTruncate(_ descriptor: Int32, to length: Int) {
         recordDescriptor(descriptor) { recorder, id in apply(.setSize(file: id, size: length), &recorder) }
     }
 
@@ -188,7 +190,7 @@ package enum PowerLossSimulator {
 
     static func didMap(_ descriptor: Int32, base: UnsafeMutableRawPointer, length: Int) {
         recordDescriptor(descriptor) { recorder, id in
-            recorder.mappings[UInt(bitPattern: base)] = (id, length)
+            recorder.mappings[UInt(bitPattern: base)] = (id, length, descriptor)
         }
     }
 
@@ -198,6 +200,18 @@ package enum PowerLossSimulator {
         state.withLock { recorder in
             captureMappings(&recorder)
             recorder.mappings[UInt(bitPattern: base)] = nil
+        }
+    }
+
+    /// Called before `close`: writes through the file's mappings are taken in, and the
+    /// descriptor and its mappings forgotten (its number may name another file next).
+    static func willClose(_ descriptor: Int32) {
+        guard isRecording else { return }
+        state.withLock { recorder in
+            guard recorder.descriptors[descriptor] != nil else { return }
+            captureMappings(&recorder)
+            recorder.descriptors[descriptor] = nil
+            recorder.mappings = recorder.mappings.filter { $0.value.descriptor != descriptor }
         }
     }
 
@@ -277,7 +291,10 @@ package enum PowerLossSimulator {
     private static func captureMappings(_ recorder: inout Recorder) {
         for (base, mapping) in recorder.mappings.sorted(by: { $0.key < $1.key }) {
             guard let pointer = UnsafeRawPointer(bitPattern: base), let content = recorder.contents[mapping.file] else { continue }
-            let count = min(mapping.length, content.count)
+            // Never past the file's end: a mapped page there faults (SIGBUS).
+            var info = stat()
+            guard fstat(mapping.descriptor, &info) == 0 else { continue }
+            let count = min(mapping.length, content.count, Int(info.st_size))
             var runs: [Range<Int>] = []
             content.withUnsafeBytes { copy in
                 var index = 0

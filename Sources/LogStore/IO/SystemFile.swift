@@ -26,7 +26,10 @@ package final class SystemFile: @unchecked Sendable {
         self.path = path
     }
 
-    deinit { _ = close(descriptor) }
+    deinit {
+        PowerLossSimulator.willClose(descriptor)
+        _ = close(descriptor)
+    }
 
     /// Size of the file in bytes.
     package func size() throws -> Int {
@@ -104,10 +107,10 @@ package final class SystemFile: @unchecked Sendable {
 
     func truncate(to length: Int) throws {
         try FaultInjection.failIfInjected(.ftruncate, path, operation: "ftruncate \(path)")
+        PowerLossSimulator.willTruncate(descriptor, to: length)
         guard ftruncate(descriptor, off_t(length)) == 0 else {
             throw StoreError.io(operation: "ftruncate \(path)", errno: errno)
         }
-        PowerLossSimulator.didTruncate(descriptor, to: length)
     }
 
     /// Reserves disk blocks for `[offset, offset + length)` so later writes through a mapping
