@@ -8,7 +8,7 @@ import XCTest
 /// power loss could leave is built and handed to the check.
 ///
 /// Short by default (what CI runs). Environment:
-/// - `POWERLOSS_CUTS=N`: at most N cut points per workload (default 40; 0: every one);
+/// - `POWERLOSS_CUTS=N`: at most N cut points per workload (default 24; 0: every one);
 /// - `POWERLOSS_OUTCOMES=N`: random outcomes per cut point, besides "unsynced dropped" and
 ///   "everything kept" (default 1);
 /// - `POWERLOSS_SEED=S`: the seed of the cut sampling and the outcomes (default random, printed).
@@ -21,7 +21,7 @@ package enum PowerLossCampaign {
 
         package static var fromEnvironment: Settings {
             let environment = ProcessInfo.processInfo.environment
-            return Settings(maximumCuts: environment["POWERLOSS_CUTS"].flatMap(Int.init) ?? 40,
+            return Settings(maximumCuts: environment["POWERLOSS_CUTS"].flatMap(Int.init) ?? 24,
                             randomOutcomes: environment["POWERLOSS_OUTCOMES"].flatMap(Int.init) ?? 1,
                             seed: environment["POWERLOSS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max))
         }

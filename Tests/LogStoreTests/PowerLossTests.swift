@@ -174,6 +174,35 @@ final class PowerLossTests: XCTestCase {
         XCTAssertGreaterThan(report.images, 10, "\(name): too few simulated power losses")
     }
 
+    /// The default mode promises nothing against power loss (a follow-up bounds its loss
+    /// window); this records what it loses today and checks what it must never do: refuse to
+    /// open, or read back a value that was never written for its key.
+    func testProcessCrashSafeUnderPowerLossOpensAndNeverReadsAWrongValue() {
+        let options = options(.processCrashSafe)
+        let journal = PowerLossJournal<State>(initial: [:])
+        var lostAcknowledged = 0, notAState = 0, verifyProblems = 0, images = 0
+        let report = PowerLossCampaign.run("processCrashSafe-writes", workload: { directory in
+            var rekeyed = false
+            try run(steps(compact: true, reopen: true, rekey: false), at: directory, options: options, journal: journal, rekeyed: &rekeyed)
+        }, check: { cut in
+            let store = try LogStore(directory: cut.directory, options: options)
+            defer { try? store.close() }
+            images += 1
+            if try !store.verify().problems.isEmpty { verifyProblems += 1 }
+            let found = try read(store, context: cut.context)
+            for (key, value) in found {
+                XCTAssertTrue(journal.states.contains { $0[key] == value }, "\(cut.context): \(key) reads back a value never written")
+            }
+            let allowed = journal.allowed(cut: cut.index, durableBefore: cut.index)
+            if journal.match(found, in: allowed) == nil {
+                if journal.match(found, in: 0...allowed.upperBound) != nil { lostAcknowledged += 1 } else { notAState += 1 }
+            }
+        })
+        XCTAssertGreaterThan(report.images, 10)
+        print("processCrashSafe under power loss: \(images) images, \(lostAcknowledged) lost acknowledged writes (an older state), "
+              + "\(notAState) showed no state of the sequence, \(verifyProblems) had verify problems")
+    }
+
     func testFsyncEachWritePutsDeletesBatchesAndRollsSurvivePowerLoss() {
         campaign("fsyncEachWrite-writes", .fsyncEachWrite)
     }
