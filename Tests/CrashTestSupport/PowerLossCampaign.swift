@@ -9,6 +9,7 @@ import XCTest
 ///
 /// Short by default (what CI runs). Environment:
 /// - `POWERLOSS_CUTS=N`: at most N cut points per workload (default 24; 0: every one);
+/// - `POWERLOSS_BETWEEN=N`: random cut points between two syncs (default 2);
 /// - `POWERLOSS_OUTCOMES=N`: random outcomes per cut point, besides "unsynced dropped" and
 ///   "everything kept" (default 1);
 /// - `POWERLOSS_SEED=S`: the seed of the cut sampling and the outcomes (default random, printed).
@@ -17,12 +18,14 @@ package enum PowerLossCampaign {
     package struct Settings: Sendable {
         package var maximumCuts: Int
         package var randomOutcomes: Int
+        package var pointsBetweenSyncs = 2
         package var seed: UInt64
 
         package static var fromEnvironment: Settings {
             let environment = ProcessInfo.processInfo.environment
             return Settings(maximumCuts: environment["POWERLOSS_CUTS"].flatMap(Int.init) ?? 24,
                             randomOutcomes: environment["POWERLOSS_OUTCOMES"].flatMap(Int.init) ?? 1,
+                            pointsBetweenSyncs: environment["POWERLOSS_BETWEEN"].flatMap(Int.init) ?? 2,
                             seed: environment["POWERLOSS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max))
         }
     }
@@ -80,7 +83,7 @@ package enum PowerLossCampaign {
         XCTAssertGreaterThan(report.syncs, 0, "\(name): the workload made no sync call; is the simulator wired?")
 
         var random = PowerLossImage.SplitMix(seed: settings.seed)
-        let cuts = cutPoints(recording, maximum: settings.maximumCuts, random: &random)
+        let cuts = cutPoints(recording, maximum: settings.maximumCuts, between: settings.pointsBetweenSyncs, random: &random)
         report.cuts = cuts.count
         var outcomes: [PowerLossImage.Outcome] = [.dropUnsynced, .keepAll]
         for cut in cuts {
@@ -105,9 +108,9 @@ package enum PowerLossCampaign {
         return report
     }
 
-    /// Just before and just after every sync, random points between them, and the end; at most
+    /// Just before and just after every sync, `between` random points between two syncs, and the end; at most
     /// `maximum` of them (a random sample, always with the end), sorted.
-    static func cutPoints(_ recording: PowerLossSimulator.Recording, maximum: Int,
+    static func cutPoints(_ recording: PowerLossSimulator.Recording, maximum: Int, between: Int,
                           random: inout PowerLossImage.SplitMix) -> [Int] {
         var points = Set<Int>([recording.operations.count])
         var previous = 0
@@ -115,7 +118,7 @@ package enum PowerLossCampaign {
             points.insert(index)
             points.insert(index + 1)
             if index - previous > 2 {
-                for _ in 0..<2 { points.insert(previous + 1 + Int(random.next() % UInt64(index - previous - 1))) }
+                for _ in 0..<between { points.insert(previous + 1 + Int(random.next() % UInt64(index - previous - 1))) }
             }
             previous = index + 1
         }
