@@ -66,6 +66,14 @@ final class PowerLossRegressionTests: StoreTestCase {
         try modifyFile(segment) { bytes in
             for i in lost.offset..<(lost.offset + lost.header.totalLength) { bytes[i] = 0 }
         }
+        // A read-only opener (which zeroes nothing) reads the same.
+        do {
+            let reader = try LogStore(directory: directory, options: options(readOnly: true))
+            XCTAssertEqual(try reader.get(forKey: b("a")), b("first"), "read-only: the delete after the lost write must not survive it")
+            XCTAssertNil(try reader.get(forKey: b("c")), "read-only")
+            XCTAssertEqual(try reader.verify().problems, [], "read-only")
+            try reader.close()
+        }
         let store = try LogStore(directory: directory, options: options())
         defer { try? store.close() }
         XCTAssertEqual(try store.get(forKey: b("a")), b("first"), "the delete after the lost write must not survive it")
