@@ -14,7 +14,7 @@ final class PowerLossRegressionTests: StoreTestCase {
         PowerLossSimulator.start(root: directory.path)
         do {
             let store = try LogStore(directory: directory, options: options(segmentSize: 4 << 10, durability: .groupCommit(interval: 60)))
-            for i in 0..<40 { try store.put([UInt8](repeating: UInt8(i), count: 300), forKey: b("k\(i)")) }
+            for i in 0..<40 { try store.put(incompressible(300, seed: UInt64(i)), forKey: b("k\(i)")) }
             try store.close()
         } catch {
             _ = PowerLossSimulator.stop()
