@@ -224,7 +224,9 @@ extension StoreEngine {
         let segment = try Segment.create(path: segmentPath(id), id: id, flags: 0, capacity: capacity,
                                          initialAllocation: Self.initialSegmentAllocation)
         nextSegmentID += 1
-        if isDurableMode { try syncFailure.sync { try Directory.sync(directory) } }
+        // Its header before its name: a power loss must not leave a named segment whose header
+        // never reached the disk while records after it did (PowerLossTests).
+        if isDurableMode { try syncFailure.sync { try segment.file.syncData(); try Directory.sync(directory) } }
         rw.withWriteLock { segments.add(segment) }
         if let old = active {
             // Sealed pages stay in the page cache; they just stop counting toward our RSS.

@@ -23,7 +23,10 @@ final class MappedRegion: @unchecked Sendable {
         self.length = length
     }
 
-    deinit { munmap(base, length) }
+    deinit {
+        PowerLossSimulator.willUnmap(base: base)
+        munmap(base, length)
+    }
 
     /// Tells the kernel the pages of `[offset, offset + count)` may be dropped from this
     /// process: file-backed pages stay in the page cache (dirty ones are kept), but no longer

@@ -8,7 +8,8 @@ import Foundation
 /// The engine's one door to the file system: thin typed wrappers over the system calls it uses.
 ///
 /// Every failure becomes `StoreError.io` naming the call and the path. Every call here (and
-/// nowhere else in the engine) first asks `FaultInjection` whether a test wants it to fail.
+/// nowhere else in the engine) first asks `FaultInjection` whether a test wants it to fail, and
+/// tells `PowerLossSimulator` what it changed when a test is recording.
 /// Package-visible so the layers above (the file arrays' external files) use the same door.
 package final class SystemFile: @unchecked Sendable {
     let descriptor: Int32
@@ -17,13 +18,18 @@ package final class SystemFile: @unchecked Sendable {
     /// Opens `path` with the given `open(2)` flags; `O_CLOEXEC` is always added.
     package init(path: String, flags: Int32, mode: mode_t = 0o644) throws {
         try FaultInjection.failIfInjected(.open, path, operation: "open \(path)")
+        let existed = PowerLossSimulator.isRecording ? Directory.exists(path) : true
         let fd = open(path, flags | O_CLOEXEC, mode)
         guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
+        PowerLossSimulator.didOpen(fd, path: path, flags: flags, existed: existed)
         self.descriptor = fd
         self.path = path
     }
 
-    deinit { _ = close(descriptor) }
+    deinit {
+        PowerLossSimulator.willClose(descriptor)
+        _ = close(descriptor)
+    }
 
     /// Size of the file in bytes.
     package func size() throws -> Int {
@@ -52,6 +58,7 @@ package final class SystemFile: @unchecked Sendable {
             if n == 0 { throw StoreError.io(operation: "pwrite \(path)", errno: EIO) }
             done += n
         }
+        PowerLossSimulator.didWrite(descriptor, bytes, at: offset)
     }
 
     package func write(_ bytes: [UInt8], at offset: Int) throws {
@@ -89,6 +96,7 @@ package final class SystemFile: @unchecked Sendable {
     /// Flushes the file's data (and the metadata needed to read it) to stable storage.
     package func syncData() throws {
         try FaultInjection.failIfInjected(.fdatasync, path, operation: "fdatasync \(path)")
+        PowerLossSimulator.willSync(descriptor)
         #if os(Linux)
         let result = fdatasync(descriptor)
         #else
@@ -99,6 +107,7 @@ package final class SystemFile: @unchecked Sendable {
 
     func truncate(to length: Int) throws {
         try FaultInjection.failIfInjected(.ftruncate, path, operation: "ftruncate \(path)")
+        PowerLossSimulator.willTruncate(descriptor, to: length)
         guard ftruncate(descriptor, off_t(length)) == 0 else {
             throw StoreError.io(operation: "ftruncate \(path)", errno: errno)
         }
@@ -111,6 +120,7 @@ package final class SystemFile: @unchecked Sendable {
         #if os(Linux)
         let result = posix_fallocate(descriptor, off_t(offset), off_t(length))
         guard result == 0 else { throw StoreError.io(operation: "fallocate \(path)", errno: result) }
+        PowerLossSimulator.didAllocate(descriptor, upTo: offset + length)
         #else
         if try size() < offset + length { try truncate(to: offset + length) }
         #endif
@@ -128,7 +138,9 @@ package final class SystemFile: @unchecked Sendable {
     /// Maps `length` bytes of the file. The mapping may be longer than the file; only bytes
     /// inside the file may be touched.
     func map(length: Int, writable: Bool) throws -> MappedRegion {
-        try MappedRegion(descriptor: descriptor, length: length, writable: writable, path: path)
+        let region = try MappedRegion(descriptor: descriptor, length: length, writable: writable, path: path)
+        if writable { PowerLossSimulator.didMap(descriptor, base: region.base, length: length) }
+        return region
     }
 }
 
@@ -150,6 +162,7 @@ package enum Directory {
                 throw StoreError.io(operation: "mkdir \(path)", errno: errno == 0 ? EIO : errno)
             }
         }
+        PowerLossSimulator.didMakeDirectory(path)
     }
 
     package static func exists(_ path: String) -> Bool {
@@ -174,17 +187,20 @@ package enum Directory {
     package static func rename(_ from: String, _ to: String) throws {
         try FaultInjection.failIfInjected(.rename, from, operation: "rename \(from) -> \(to)")
         guard systemRename(from, to) == 0 else { throw StoreError.io(operation: "rename \(from) -> \(to)", errno: errno) }
+        PowerLossSimulator.didRename(from, to)
     }
 
     /// Removes a file; a file that is already gone is not an error.
     package static func remove(_ path: String) throws {
         try FaultInjection.failIfInjected(.unlink, path, operation: "unlink \(path)")
         guard unlink(path) == 0 || errno == ENOENT else { throw StoreError.io(operation: "unlink \(path)", errno: errno) }
+        PowerLossSimulator.didUnlink(path)
     }
 
     /// Makes creations, renames and removals in the directory durable.
     package static func sync(_ path: String) throws {
         try FaultInjection.failIfInjected(.fsyncDirectory, path, operation: "fsync \(path)")
+        PowerLossSimulator.willSyncDirectory(path)
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw StoreError.io(operation: "open \(path)", errno: errno) }
         defer { _ = close(fd) }
