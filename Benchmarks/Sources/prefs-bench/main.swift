@@ -2,8 +2,9 @@
 //   prefs-set   typed Int sets through SharedPreferences, vs Foundation's UserDefaults
 //   prefs-get   typed Int gets, vs a raw LogStore get of the same bytes
 //   user-switch setCurrentUserId from one user to another whose store holds 100k keys
-// Usage: swift run -c release prefs-bench [--keys N]   (default 200000; UserDefaults capped at 20000)
+// Usage: swift run -c release prefs-bench [--keys N] [--svg DIR]   (default 200000; UserDefaults capped at 20000)
 
+import BenchSupport
 import Foundation
 import LogStore
 import Preferences
@@ -75,6 +76,13 @@ do {
     print("prefs-bench: \(keys) keys, one thread, release build")
     print("prefs-set    SharedPreferences.set(Int)  \(rate(keys, setSeconds))   UserDefaults.set(Int) \(rate(defaultsCount, defaultsSeconds)) (\(defaultsCount) keys)   ratio \(String(format: "%.0fx", (Double(keys) / setSeconds) / (Double(defaultsCount) / defaultsSeconds)))")
     print("prefs-get    SharedPreferences.integer   \(rate(keys, getSeconds))   raw LogStore.get \(rate(keys, rawGetSeconds))   prefs/raw time \(String(format: "%.2fx", getSeconds / rawGetSeconds))")
+    if let index = arguments.firstIndex(of: "--svg"), index + 1 < arguments.count {
+        let chart = RatioChart(title: "prefs-bench: Preferences vs its peers (> 1x: UnifiedStorage faster)", peer: "the peer", bars: [
+            ("set Int: SharedPreferences vs UserDefaults", (Double(keys) / setSeconds) / (Double(defaultsCount) / defaultsSeconds)),
+            ("get Int: SharedPreferences vs raw LogStore.get", rawGetSeconds / getSeconds),
+        ])
+        print("chart: " + (try chart.write(to: URL(fileURLWithPath: arguments[index + 1]), name: "prefs-bench")).path)
+    }
     print("user-switch  u1 -> u2 (100k keys) + first get: median \(String(format: "%.1f", switches[2])) ms, min \(String(format: "%.1f", switches[0])), max \(String(format: "%.1f", switches[4]))")
 } catch {
     print("prefs-bench failed: \(error)")
