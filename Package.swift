@@ -14,6 +14,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        // `swift package generate-documentation --target UnifiedStorage` (the DocC catalog in
+        // Sources/UnifiedStorage/UnifiedStorage.docc); a plugin only, nothing links it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // CRC-32C (SSE4.2 when the CPU has it) and the stable 64-bit key hash.

@@ -8,6 +8,9 @@ let package = Package(
     dependencies: [
         .package(name: "UnifiedStorage", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The peer of grdb-bench only: nothing else here (and nothing in the product) links it,
+        // so CI's `swift run logstore-bench` does not build it.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The dlopen loader of peer engines and the harness's error type, shared by the executables.
@@ -23,7 +26,7 @@ let package = Package(
         // The Preferences layer's figures (issue 5): typed sets/gets and user switching.
         .executableTarget(
             name: "prefs-bench",
-            dependencies: [.product(name: "Preferences", package: "UnifiedStorage")]
+            dependencies: ["BenchSupport", .product(name: "Preferences", package: "UnifiedStorage")]
         ),
         // The SQL engine's figures (issue 7) against SQLite: `swift run -c release sql-bench`.
         .executableTarget(
@@ -41,6 +44,17 @@ let package = Package(
                 "BenchSupport",
                 .product(name: "Caches", package: "UnifiedStorage"),
                 .product(name: "Preferences", package: "UnifiedStorage"),
+            ]
+        ),
+        // The typed Dao and SQLDatabase beside GRDB's Codable records and SQL API (issue 18):
+        // `swift run -c release grdb-bench`. Its own executable so CI's harness build skips GRDB.
+        .executableTarget(
+            name: "grdb-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "DAO", package: "UnifiedStorage"),
+                .product(name: "LogStore", package: "UnifiedStorage"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

@@ -2,7 +2,8 @@
 # Sets up and runs the whole test suite (debug build): every test once, then the store tests
 # (LogStoreTests) again with encrypted + compressed stores (LOGSTORE_TEST_MODE, see
 # Tests/LogStoreTests/TestSupport.swift), the concurrency tests under ThreadSanitizer, the
-# FORMAT.md audit, a short run of every fuzzer, and the benchmark harness in its quick size.
+# FORMAT.md audit, a short run of every fuzzer, the DocC catalog build, and the benchmark harness
+# in its quick size.
 # Every stage runs even when an earlier one fails; the exit status is non-zero if any failed.
 # Long soak runs are opt-in:
 #   LOGSTORE_ALL_MODES=1 scripts/test.sh         # store tests in the encrypted and compressed modes alone too
@@ -37,6 +38,9 @@ fi
 bash tools/check_format.sh "$(swift build --show-bin-path)/ustore" || failed+=("check_format")
 # Every libFuzzer target briefly (FUZZ_RUNS=10000000 scripts/fuzz.sh is the long campaign).
 FUZZ_RUNS=${FUZZ_RUNS:-30000} bash scripts/fuzz.sh || failed+=("fuzz")
+# The DocC catalog (Sources/UnifiedStorage/UnifiedStorage.docc) builds, warnings as errors (~30 s).
+swift package --disable-sandbox generate-documentation --target UnifiedStorage --warnings-as-errors > .build/docc.log 2>&1 \
+    || { tail -20 .build/docc.log; failed+=("docs"); }
 (cd Benchmarks && swift run -c release logstore-bench --quick) || failed+=("benchmarks")
 if [ ${#failed[@]} -gt 0 ]; then
     echo "test.sh: failed: ${failed[*]}" >&2

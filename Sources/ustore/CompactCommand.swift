@@ -18,7 +18,7 @@ struct CompactCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let json = try StoreSession.with(store, readOnly: false, compression: compression.compression) { logStore in
-                try logStore.compact()
+                try ProgressLine("compact").whileRunning { try logStore.compact() }
                 return JSON.statistics(logStore.statistics, recoveryReport: logStore.recoveryReport)
             }
             try Output.line(json.text)

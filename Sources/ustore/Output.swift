@@ -13,10 +13,10 @@ enum Output {
         try write(Array(text.utf8) + [0x0A])
     }
 
-    /// Writes `ustore: message` and a newline to stderr. Never fails: there is nowhere left to
+    /// Writes `prefix` (`ustore: ` unless given), `message` and a newline to stderr. Never fails: there is nowhere left to
     /// report a failure to.
-    static func error(_ message: String) {
-        try? writeAll(Array("ustore: \(message)\n".utf8), to: STDERR_FILENO)
+    static func error(_ message: String, prefix: String = "ustore: ") {
+        try? writeAll(Array("\(prefix)\(message)\n".utf8), to: STDERR_FILENO)
     }
 
     /// Writes every byte of `bytes` to `descriptor`, retrying short writes and EINTR.

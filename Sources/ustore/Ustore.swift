@@ -18,7 +18,7 @@ struct Ustore: ParsableCommand {
         subcommands: [
             GetCommand.self, PutCommand.self, DeleteCommand.self, KeysCommand.self,
             StatsCommand.self, VerifyCommand.self, DumpCommand.self, CompactCommand.self, TrainCommand.self,
-            SqlCommand.self,
+            SqlCommand.self, ShellCommand.self, DaoCommand.self, ExportCommand.self, ImportCommand.self, RekeyCommand.self,
         ]
     )
 }

@@ -21,7 +21,7 @@ struct VerifyCommand: ParsableCommand {
         try reportingFailures {
             do {
                 outcome = try StoreSession.with(store, readOnly: true) { logStore in
-                    let report = try logStore.verify()
+                    let report = try ProgressLine("verify").whileRunning { try logStore.verify() }
                     return VerifyOutcome(problems: report.problems, recordsChecked: report.recordsChecked,
                                          recoveryReport: logStore.recoveryReport)
                 }

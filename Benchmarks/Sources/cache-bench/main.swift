@@ -4,7 +4,7 @@
 //            (WAL, synchronous=NORMAL, values over 20 KB in files), 1 KB and 100 KB objects
 //   files    FileArrayService write/read of 1 MiB files vs plain file write/read (open, write or
 //            read, close; no fsync on either side)
-// Usage: swift run -c release cache-bench [--keys N] [--files N] [--rounds N] [--sections memory,disk,files]
+// Usage: swift run -c release cache-bench [--keys N] [--files N] [--rounds N] [--sections memory,disk,files] [--svg DIR]
 //        (defaults 200000, 256, 4, all)
 
 import BenchSupport
@@ -25,8 +25,18 @@ func pad(_ text: String, _ width: Int, left: Bool = false) -> String {
     return left ? fill + text : text + fill
 }
 
+/// The ratios printed so far, for `--svg DIR`.
+final class ChartBars: @unchecked Sendable {
+    private let lock = NSLock()
+    private var bars: [(label: String, ratio: Double)] = []
+    func append(_ label: String, _ ratio: Double) { lock.lock(); bars.append((label, ratio)); lock.unlock() }
+    var all: [(label: String, ratio: Double)] { lock.lock(); defer { lock.unlock() }; return bars }
+}
+let chartBars = ChartBars()
+
 func row(_ label: String, _ ours: Double, _ peer: Double, unit: (Double) -> String = formatRate, goal: Double) -> String {
     let ratio = ours / peer
+    chartBars.append(label, ratio)
     return pad(label, 40) + pad(unit(ours), 12, left: true) + pad(unit(peer), 12, left: true)
         + pad(String(format: "%.2fx", ratio), 9, left: true) + String(format: "  goal >= %.1fx: ", goal) + (ratio >= goal ? "met" : "NOT met")
 }
@@ -267,3 +277,7 @@ if sections.contains("files") {
 }
 
 print("load average at end: " + ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?").trimmingCharacters(in: .whitespacesAndNewlines))
+if let index = arguments.firstIndex(of: "--svg"), index + 1 < arguments.count {
+    let chart = RatioChart(title: "cache-bench: each cache vs its peer (> 1x: UnifiedStorage faster)", peer: "the peer", bars: chartBars.all)
+    print("chart: " + (try chart.write(to: URL(fileURLWithPath: arguments[index + 1]), name: "cache-bench")).path)
+}

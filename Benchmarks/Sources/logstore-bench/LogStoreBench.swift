@@ -83,6 +83,9 @@ struct LogStoreBench: ParsableCommand {
     @Flag(help: "List the engines (and whether they can run here) and the workloads, then exit.")
     var list = false
 
+    @Option(help: ArgumentHelp("Also write one SVG chart per workload group into this directory.", valueName: "dir"))
+    var svg: String?
+
     @Option(name: .customLong("child-job"), help: .hidden)
     var childJob: String?
 
@@ -152,6 +155,9 @@ struct LogStoreBench: ParsableCommand {
         if let json {
             try JSONWriter.write(outcome.results, to: json)
             progress("wrote \(json)")
+        }
+        if let svg {
+            for url in try ChartWriter.write(outcome, to: URL(fileURLWithPath: svg)) { progress("wrote \(url.path)") }
         }
         if !outcome.failures.isEmpty {
             progress("logstore-bench: \(outcome.failures.count) engine run(s) failed")

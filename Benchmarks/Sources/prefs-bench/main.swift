@@ -4,9 +4,10 @@
 //   user-switch setCurrentUserId from one user to another whose store holds 100k keys
 //   prefs-zstd  ~120-byte JSON strings through setString, with and without StorageCompression
 //               (issue 22): sets, reopen (dictionary training), rewrites, gets, bytes on disk
-// Usage: swift run -c release prefs-bench [--keys N] [--zstd-keys N] [--only-zstd]
+// Usage: swift run -c release prefs-bench [--keys N] [--zstd-keys N] [--only-zstd] [--svg DIR]
 //   (default 200000 / 100000; UserDefaults capped at 20000)
 
+import BenchSupport
 import Foundation
 import LogStore
 import Preferences
@@ -137,6 +138,13 @@ do {
     print("prefs-get    SharedPreferences.integer   \(rate(keys, getSeconds))   raw LogStore.get \(rate(keys, rawGetSeconds))   prefs/raw time \(String(format: "%.2fx", getSeconds / rawGetSeconds))")
     print(try zstdRow("off", compression: nil))
     print(try zstdRow("zstd", compression: StorageCompression()))
+    if let index = arguments.firstIndex(of: "--svg"), index + 1 < arguments.count {
+        let chart = RatioChart(title: "prefs-bench: Preferences vs its peers (> 1x: UnifiedStorage faster)", peer: "the peer", bars: [
+            ("set Int: SharedPreferences vs UserDefaults", (Double(keys) / setSeconds) / (Double(defaultsCount) / defaultsSeconds)),
+            ("get Int: SharedPreferences vs raw LogStore.get", rawGetSeconds / getSeconds),
+        ])
+        print("chart: " + (try chart.write(to: URL(fileURLWithPath: arguments[index + 1]), name: "prefs-bench")).path)
+    }
     print("user-switch  u1 -> u2 (100k keys) + first get: median \(String(format: "%.1f", switches[2])) ms, min \(String(format: "%.1f", switches[0])), max \(String(format: "%.1f", switches[4]))")
 } catch {
     print("prefs-bench failed: \(error)")

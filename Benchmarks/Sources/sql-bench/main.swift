@@ -4,7 +4,7 @@ import Foundation
 
 // sql-bench: the SQL engine (issue 7) against SQLite 3 in the same run.
 //
-//   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S]
+//   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S] [--svg DIR]
 //
 // Table bench(id INTEGER PRIMARY KEY, k INTEGER, name TEXT, v REAL) with indexes on k and name.
 // Every workload runs the same statements with the same arguments on both engines; each
@@ -15,6 +15,7 @@ struct Options {
     var rows = 100_000
     var reopenRows = 1_000_000
     var seconds = 3.0
+    var svgDirectory: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -24,6 +25,7 @@ struct Options {
             case "--rows": rows = Int(value) ?? rows
             case "--reopen-rows": reopenRows = Int(value) ?? reopenRows
             case "--seconds": seconds = Double(value) ?? seconds
+            case "--svg": svgDirectory = value
             default: throw BenchError.usage("unknown option \(argument)")
             }
         }
@@ -159,6 +161,12 @@ do {
     for m in measurements {
         let digits = m.unit == "s" ? 3 : 0
         print("| \(m.workload) | \(String(format: "%.\(digits)f", m.unified)) | \(String(format: "%.\(digits)f", m.sqlite)) | \(m.unit) | \(m.goal) | \(m.met ? "met" : "not met") |")
+    }
+    if let directory = options.svgDirectory {
+        // Speed ratios: ops/s UnifiedStorage / SQLite, or SQLite's time / UnifiedStorage's.
+        let bars = measurements.map { m in (label: m.workload, ratio: m.unit == "s" ? m.sqlite / m.unified : m.unified / m.sqlite) }
+        let chart = RatioChart(title: "sql-bench: SQLDatabase vs SQLite (> 1x: UnifiedStorage faster)", peer: "SQLite", bars: bars)
+        print("chart: \(try chart.write(to: URL(fileURLWithPath: directory), name: "sql-bench").path)")
     }
 } catch {
     FileHandle.standardError.write(Data("sql-bench: \(error)\n".utf8))

@@ -282,6 +282,7 @@ public final class SQLDatabase: @unchecked Sendable {
                 throw error
             }
         }
+        notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
         undoLog.removeAll(keepingCapacity: true)
         for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: true) }
         dirtyTables.removeAll(keepingCapacity: true)

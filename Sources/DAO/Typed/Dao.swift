@@ -9,14 +9,14 @@
 /// (atomic); `callBatchTasks` groups calls into one transaction. Not thread-safe by itself;
 /// the engine serializes statements.
 public final class Dao<T: DAORecord> {
-    private let runner: any StatementRunner
+    let runner: any StatementRunner
     private let schema: TableSchema
-    private let columns: [DAOColumnProbe.Column]
+    let columns: [DAOColumnProbe.Column]
     /// The record's column names (its coding keys).
     let columnNames: Set<String>
     private let selectList: String
     private let encoder = DAORowEncoder()
-    private let decoder = DAORowDecoder()
+    let decoder = DAORowDecoder()
 
     /// The table's name.
     var tableName: String { schema.name }

@@ -7,7 +7,7 @@ public final class QueryBuilder<T: DAORecord> {
     private let dao: Dao<T>
     private var condition: Where<T>?
     private var ordering: [(column: String, ascending: Bool)] = []
-    private var limitCount: Int?
+    private(set) var limitCount: Int?
     private var offsetCount: Int?
 
     init(dao: Dao<T>) {
@@ -65,7 +65,7 @@ public final class QueryBuilder<T: DAORecord> {
         return try dao.count(sql, arguments)
     }
 
-    private func selectStatement(limit: Int?) throws -> (String, [DAOValue]) {
+    func selectStatement(limit: Int?) throws -> (String, [DAOValue]) {
         var sql = "SELECT \(dao.selectColumns) FROM \(SQLIdentifier.quoted(dao.tableName))"
         var arguments: [DAOValue] = []
         if let built = try condition?.build() {
