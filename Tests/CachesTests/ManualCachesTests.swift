@@ -42,6 +42,19 @@ final class ManualCachesTests: CachesTestCase {
         XCTAssertNil(cache.object(forKey: "a"))
     }
 
+    /// MEM handleMemoryWarning: "whether to process the memory warnings in the system": a
+    /// posted system-wide warning empties only the caches that handle it.
+    func testSystemMemoryWarningReachesHandlingCaches() {
+        let handling = LRUMemoryCache<Int>(capacity: 10)
+        handling.handleMemoryWarning = true
+        let ignoring = LRUMemoryCache<Int>(capacity: 10)
+        handling.setObject(1, forKey: "a")
+        ignoring.setObject(1, forKey: "a")
+        NotificationCenter.default.post(name: .lruMemoryCacheMemoryWarning, object: nil)
+        XCTAssertNil(handling.object(forKey: "a"))
+        XCTAssertEqual(ignoring.object(forKey: "a"), 1)
+    }
+
     /// MEM initWithCapacity + "the LRU elimination algorithm": past the capacity the least
     /// recently used object goes; a read makes an object recent.
     func testCapacityEvictsLeastRecentlyUsed() {

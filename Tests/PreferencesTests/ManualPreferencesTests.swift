@@ -376,6 +376,28 @@ final class ManualPreferencesTests: PreferencesTestCase {
         XCTAssertTrue(children.contains { $0.hasPrefix("user-") }, "\(children)")
     }
 
+    /// CS 2.5.1 daoWithPath:userDependent: "Refer to the homonymic interface in APDataCenter":
+    /// tables in the storage's common database, or the current user's, following switches.
+    func testCustomStorageDAOFollowsTheDataCenterInterface() throws {
+        let storage = try CustomStorage.named("WithDAO")
+        defer { try? storage.close() }
+        let config = try notesConfig()
+        let common = try storage.dao(configPath: config, userDependent: false)
+        let perUser = try storage.dao(configPath: config, userDependent: true)
+        _ = try common.add(text: "c")
+        XCTAssertEqual(try common.count() as? Int, 1)
+        XCTAssertThrowsError(try center.commonPreferences.store().sql("select count(*) from notes"), "not in the DataCenter's database")
+        XCTAssertThrowsError(try perUser.count()) { error in
+            guard case StoreError.noCurrentUser = error else { return XCTFail("\(error)") }
+        }
+        try center.setCurrentUserId("alice")
+        _ = try perUser.add(text: "a")
+        try center.setCurrentUserId("bob")
+        XCTAssertEqual(try perUser.count() as? Int, 0)
+        try center.setCurrentUserId("alice")
+        XCTAssertEqual(try perUser.count() as? Int, 1)
+    }
+
     /// CS 2.5.1 initWithPath: "When multiple APCustomStorages share the same path, errors will
     /// occur": the second is refused with a typed error while the first is live.
     func testTwoCustomStoragesOnOnePathAreRefused() throws {
