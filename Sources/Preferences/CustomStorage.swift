@@ -29,8 +29,9 @@ public final class CustomStorage: Sendable, LiveStorage {
     private let state = Locked(State())
 
     /// `<DataCenter.default root>/Documents/<name>`. Returns the live storage of that folder if
-    /// there is one, else opens it.
-    /// - Throws: `StoreError.io` (EINVAL) for an empty name or one with "/" or "..".
+    /// there is one, else opens it; the folder exists when this returns.
+    /// - Throws: `StoreError.io` (EINVAL) for an empty name or one with "/" or ".."; `StoreError.io`
+    ///   (EIO) when the folder cannot be created.
     public static func named(_ name: String) throws -> CustomStorage {
         try named(name, compression: .followingDataCenter)
     }
@@ -64,6 +65,7 @@ public final class CustomStorage: Sendable, LiveStorage {
         let center = DataCenter.default
         let path = center.root.appendingPathComponent("Documents", isDirectory: true).appendingPathComponent(name, isDirectory: true)
         if let live = LivePaths.owner(of: path) as? CustomStorage { return live }
+        try createFolder(path)
         let storage = CustomStorage(path: path, center: center, compression: compression.resolved(for: center))
         try LivePaths.claim(path, for: storage)
         return storage
@@ -71,7 +73,8 @@ public final class CustomStorage: Sendable, LiveStorage {
 
     /// A storage at any `path` (created if needed), keyed and following users as
     /// `DataCenter.default`. Hold on to it; `close()` it to give the folder up.
-    /// - Throws: `StoreError.alreadyOpen` when a live CustomStorage (or DataCenter) owns `path`.
+    /// - Throws: `StoreError.alreadyOpen` when a live CustomStorage (or DataCenter) owns `path`;
+    ///   `StoreError.io` when the folder cannot be created.
     public convenience init(path: URL) throws {
         let center = DataCenter.default
         try self.init(path: path, center: center, claiming: center.compression)
@@ -87,8 +90,18 @@ public final class CustomStorage: Sendable, LiveStorage {
 
     private convenience init(path: URL, center: DataCenter, claiming compression: StorageCompression?) throws {
         if LivePaths.owner(of: path) != nil { throw StoreError.alreadyOpen(path) }
+        try Self.createFolder(path)
         self.init(path: path, center: center, compression: compression)
         try LivePaths.claim(path, for: self)
+    }
+
+    /// Creates the storage folder at once, as custom_storage/summary.md says
+    /// storageInDocumentsWithName: does ("This will create a 'Documents/Contact' directory").
+    /// - Throws: `StoreError.io` when the folder cannot be created.
+    private static func createFolder(_ path: URL) throws {
+        do { try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true) } catch {
+            throw StoreError.io(operation: "creating \(path.path): \(error.localizedDescription)", errno: EIO)
+        }
     }
 
     /// The core, registering nothing (callers claim the path).

@@ -158,6 +158,23 @@ enum ValueCodec {
         try PropertyListSerialization.propertyList(from: Data(payload), options: [], format: nil)
     }
 
+    /// `value` with every array and dictionary, at any depth, as NSMutableArray /
+    /// NSMutableDictionary (PropertyListSerialization's `.mutableContainers`, which
+    /// swift-corelibs-foundation ignores). Leaves stay as they are. O(elements).
+    static func mutableContainers(_ value: Any) -> Any {
+        if let array = value as? [Any] {
+            let result = NSMutableArray(capacity: array.count)
+            for element in array { result.add(mutableContainers(element)) }
+            return result
+        }
+        if let dictionary = value as? [AnyHashable: Any] {
+            let result = NSMutableDictionary(capacity: dictionary.count)
+            for (key, element) in dictionary { result[key] = mutableContainers(element) }
+            return result
+        }
+        return value
+    }
+
     static func unarchive(_ payload: ArraySlice<UInt8>) throws -> Any? {
         let unarchiver = try NSKeyedUnarchiver(forReadingFrom: Data(payload))
         unarchiver.requiresSecureCoding = false
@@ -175,7 +192,9 @@ enum ValueCodec {
         case .bool: return number(tag: tag, payload: payload)?.bool
         case .double: return number(tag: tag, payload: payload)?.double
         case .string: return String(validating: payload, as: UTF8.self)
-        case .propertyList, .codablePropertyList: return try? propertyList(payload)
+        // key_value.md 2.2.3.1: a property list stored with setObject reads back mutable.
+        case .propertyList: return (try? propertyList(payload)).map(mutableContainers)
+        case .codablePropertyList: return try? propertyList(payload)
         case .json: return try? JSONSerialization.jsonObject(with: Data(payload), options: [.fragmentsAllowed])
         case .keyedArchive: return (try? unarchive(payload)) ?? nil
         }

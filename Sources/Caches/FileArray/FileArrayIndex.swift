@@ -228,6 +228,20 @@ final class FileArrayIndex: @unchecked Sendable {
         compactWriteOrder()
     }
 
+    /// Under `lock`: up to `limit` stored names, oldest write first, leaving out those
+    /// `skip` says. O(limit + skipped) (the write order is kept, not sorted per call).
+    func oldestNames(limit: Int, skipping skip: (String) -> Bool) -> [String] {
+        var result: [String] = []
+        var cursor = writeOrderStart
+        while result.count < limit, cursor < writeOrder.count {
+            let id = writeOrder[cursor]
+            cursor += 1
+            guard let name = nameOfFile[id], manifests[name]?.fileID == id, !skip(name) else { continue }
+            result.append(name)
+        }
+        return result
+    }
+
     /// The content of `name`, read chunk by chunk straight into one buffer.
     func read(_ name: String) throws -> Data? {
         guard let manifest = manifests[name] else { return nil }

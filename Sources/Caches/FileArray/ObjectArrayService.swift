@@ -79,17 +79,52 @@ public final class ObjectArrayService<Value: Codable & Sendable>: @unchecked Sen
     // MARK: Writing
 
     /// Stores `value` under `key` (nil removes it); the write happens in the background, into
-    /// the store current now (a userDependent service with no user set drops it).
+    /// the store current now (a userDependent service with no user set drops it). Past
+    /// capacity the earliest objects go at once, as the write will do when it lands
+    /// (custom_storage/summary.md: "When the defined value is exceeded, the earliest data will
+    /// be cleared automatically").
     public func setObject(_ value: Value?, forKey key: String) {
         _ = pendingSnapshot()
         guard let index = try? files.index() else { return }
-        let generation = state.withLock { state -> UInt64 in
+        let writes = state.withLock { state -> [(key: String, generation: UInt64)] in
             state.generation += 1
             state.pending[key] = Pending(generation: state.generation, value: value, index: index)
-            return state.generation
+            var writes = [(key, state.generation)]
+            guard value != nil else { return writes }
+            for victim in evictionVictims(of: state.pending, writing: key, in: index) {
+                state.generation += 1
+                state.pending[victim] = Pending(generation: state.generation, value: nil, index: index)
+                writes.append((victim, state.generation))
+            }
+            return writes
         }
         if let value { memory?.setObject(value, forKey: key) } else { memory?.removeObject(forKey: key) }
-        queue.async { self.flushPending(key, generation: generation) }
+        for write in writes.dropFirst() { memory?.removeObject(forKey: write.key) }
+        for write in writes { queue.async { self.flushPending(write.key, generation: write.generation) } }
+    }
+
+    /// The keys that the writes in `pending` push past capacity once `key` was written: in
+    /// `allKeys()` order (stored files by write time, then pending writes by call order), the
+    /// earliest first, as the file array evicts when the writes land. Under the state lock.
+    /// - Complexity: O(pending writes + victims) without eviction; plus a sort of the pending
+    ///   writes when some of them are victims.
+    private func evictionVictims(of pending: [String: Pending], writing key: String, in index: FileArrayIndex) -> [String] {
+        let capacity = files.capacity
+        guard capacity > 0 else { return [] }
+        let ours = pending.filter { $0.value.index === index }
+        return files.withIndex("setObject \(key)", fallback: [], in: index) { stored in
+            let overlap = ours.keys.reduce(0) { $0 + (stored.manifests[$1] != nil ? 1 : 0) }
+            let pendingValues = ours.reduce(0) { $0 + ($1.value.value != nil ? 1 : 0) }
+            let excess = stored.manifests.count - overlap + pendingValues - capacity
+            guard excess > 0 else { return [] }
+            var victims = stored.oldestNames(limit: excess) { ours[$0] != nil }
+            if victims.count < excess {
+                let earliestPending = ours.filter { $0.value.value != nil && $0.key != key }
+                    .sorted { $0.value.generation < $1.value.generation }.map(\.key)
+                victims += earliestPending.prefix(excess - victims.count)
+            }
+            return victims
+        }
     }
 
     private func flushPending(_ key: String, generation: UInt64) {
