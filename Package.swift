@@ -47,6 +47,7 @@ let package = Package(
         .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "LogStore", "UnifiedStorage"]),
         .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage", "logstore-crash-writer", "CrashTestSupport"]),
+        .testTarget(name: "FilesTests", dependencies: ["Files", "Preferences", "LogStore", "Caches", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "UstoreTests", dependencies: ["ustore", "LogStore"]),
     ],
     swiftLanguageModes: [.v6]

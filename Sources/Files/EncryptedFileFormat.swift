@@ -40,10 +40,12 @@ struct EncryptedFileHeader: Equatable {
     /// - Throws: `corrupt` for a short file, a bad magic or field; `unsupportedVersion`;
     ///   `wrongKey` when the key check does not match.
     static func open(_ bytes: [UInt8], fileSize: Int, storageKey: [UInt8], file: String) throws -> (EncryptedFileHeader, [UInt8]) {
+        guard bytes.prefix(magic.count).elementsEqual(magic.prefix(bytes.count)) else {
+            throw FileStorageError.corrupt(file: file, offset: 0, reason: "not an encrypted file (bad magic)")
+        }
         guard fileSize >= size, bytes.count == size else {
             throw FileStorageError.corrupt(file: file, offset: Int64(fileSize), reason: "\(fileSize) bytes, shorter than the \(size)-byte header")
         }
-        guard Array(bytes[0..<8]) == magic else { throw FileStorageError.corrupt(file: file, offset: 0, reason: "not an encrypted file (bad magic)") }
         guard bytes[8] == version else { throw FileStorageError.unsupportedVersion(file: file, version: bytes[8]) }
         guard bytes[9] == 0, bytes[10] == 0, bytes[11] == 0 else { throw FileStorageError.corrupt(file: file, offset: 9, reason: "reserved bytes are not zero") }
         let segmentSize = Int(UInt32(bytes[12]) | UInt32(bytes[13]) << 8 | UInt32(bytes[14]) << 16 | UInt32(bytes[15]) << 24)

@@ -41,6 +41,8 @@ final class EncryptedReadBackend: ReadBackend {
     private var windowFirst = 0
     private var windowCount = 0
     private let sealed: UnsafeMutableRawBufferPointer
+    /// Bytes of `window` ever written (wiped at deinit).
+    private var touched = 0
 
     init(path: String, name: String, storageKey: [UInt8]) throws {
         self.name = name
@@ -53,14 +55,14 @@ final class EncryptedReadBackend: ReadBackend {
         (header, fileKey) = try EncryptedFileHeader.open(headerBytes, fileSize: fileSize, storageKey: storageKey, file: name)
         cipher = try AESGCM(key: fileKey)
         (segments, length) = try header.layout(fileSize: fileSize, file: name)
-        windowCapacity = max(1, (1 << 20) / header.segmentSize)
+        windowCapacity = min(segments, max(1, (1 << 20) / header.segmentSize))
         window = .allocate(byteCount: windowCapacity * header.segmentSize, alignment: 16)
         sealed = .allocate(byteCount: windowCapacity * header.storedSegmentSize, alignment: 16)
         try load(first: segments - 1, count: 1)
     }
 
     deinit {
-        memset(window.baseAddress!, 0, window.count)
+        memset(window.baseAddress!, 0, touched)
         window.deallocate()
         sealed.deallocate()
     }
@@ -106,6 +108,7 @@ final class EncryptedReadBackend: ReadBackend {
         }
         windowFirst = first
         windowCount = count
+        touched = max(touched, count * header.segmentSize)
     }
 
     /// Plaintext bytes of the last segment.
@@ -118,13 +121,31 @@ final class EncryptedReadBackend: ReadBackend {
     }
 
     /// Why a segment failed: with the other last-segment flag it would verify when segments
-    /// were cut off (truncated) or appended (extended); otherwise it was altered or moved.
+    /// were cut off (truncated); an earlier segment that verifies as the last one means bytes
+    /// were appended after it (extended); otherwise it was altered or moved.
     private func failure(_ bytes: UnsafeRawBufferPointer, segment: Int, expectedLast: Bool, scratch: UnsafeMutableRawPointer) throws -> FileStorageError {
-        let otherFlagVerifies = try open(bytes, segment: segment, last: !expectedLast, into: scratch)
-        if otherFlagVerifies {
+        if try open(bytes, segment: segment, last: !expectedLast, into: scratch) {
             memset(scratch, 0, bytes.count - AESGCM.tagSize)
             return expectedLast ? .truncated(file: name, segment: segment) : .extended(file: name, segment: segment)
         }
+        if expectedLast {
+            // Only on this failure path: look for the segment that was written as the last.
+            for earlier in stride(from: segment - 1, through: 0, by: -1) where try verifiesAsLast(earlier) {
+                return .extended(file: name, segment: earlier)
+            }
+        }
         return .tampered(file: name, segment: segment, offset: Int64(header.offset(ofSegment: segment)))
+    }
+
+    /// Whether full segment `segment` authenticates as a last segment.
+    private func verifiesAsLast(_ segment: Int) throws -> Bool {
+        var stored = [UInt8](repeating: 0, count: header.storedSegmentSize)
+        try stored.withUnsafeMutableBytes { try file.read(into: $0, at: header.offset(ofSegment: segment)) }
+        var plaintext = [UInt8](repeating: 0, count: header.segmentSize)
+        let verifies = try stored.withUnsafeBytes { bytes in
+            try plaintext.withUnsafeMutableBytes { try open(bytes, segment: segment, last: true, into: $0.baseAddress!) }
+        }
+        plaintext.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) }
+        return verifies
     }
 }

@@ -89,6 +89,8 @@ final class EncryptedWriteBackend: WriteBackend {
     /// Plaintext waiting: room for a batch plus one segment.
     private let plain: UnsafeMutableRawBufferPointer
     private var plainCount = 0
+    /// Bytes of `plain` ever written (wiped at deinit).
+    private var touched = 0
     /// Sealed bytes of one batch.
     private let sealed: UnsafeMutableRawBufferPointer
     private var nextSegment = 0
@@ -123,7 +125,7 @@ final class EncryptedWriteBackend: WriteBackend {
 
     deinit {
         // Wipe the plaintext left in the buffer.
-        memset(plain.baseAddress!, 0, plain.count)
+        memset(plain.baseAddress!, 0, touched)
         plain.deallocate()
         sealed.deallocate()
     }
@@ -142,6 +144,7 @@ final class EncryptedWriteBackend: WriteBackend {
             let take = min(remaining, plain.count - plainCount)
             memcpy(plain.baseAddress! + plainCount, source, take)
             plainCount += take
+            touched = max(touched, plainCount)
             source += take
             remaining -= take
         }
