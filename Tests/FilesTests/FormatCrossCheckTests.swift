@@ -45,4 +45,28 @@ final class FormatCrossCheckTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.error.contains("segment 1 at byte 1088"), result.error)
     }
+
+    /// The worked example of FORMAT.md ("Encrypted files"), byte for byte.
+    func testTheWorkedExampleOfFORMATmd() throws {
+        let hex = "555346494c4547430100000000000100a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+            + "f0f1f2f3f4f5f600e75715d0d7a0f4508b4c871824b3609b978173edc27f2b5389429db705b8cdfde5ecdd3ac9c1a7b5fda3808cb6"
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        XCTAssertEqual(bytes.count, 101)
+        let folder = makeFilesTestFolder(name)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = try FileStorage(folder: folder, options: .init(key: Self.key))
+        try storage.write(bytes, to: "example")
+        XCTAssertEqual(try storage.string(of: "example", encryption: .storageKey), "Hello, ZFile!")
+        bytes[100] ^= 1
+        try storage.write(bytes, to: "example")
+        XCTAssertThrowsError(try storage.string(of: "example", encryption: .storageKey)) {
+            XCTAssertEqual($0 as? FileStorageError, .tampered(file: "example", segment: 0, offset: 72))
+        }
+    }
 }
