@@ -43,6 +43,11 @@ let package = Package(
                 .product(name: "Preferences", package: "UnifiedStorage"),
             ]
         ),
+        // The Files module's figures (issue 23): plain and encrypted files beside FileHandle I/O.
+        .executableTarget(
+            name: "files-bench",
+            dependencies: [.product(name: "Files", package: "UnifiedStorage")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
