@@ -74,6 +74,14 @@ final class EncryptedReadBackend: ReadBackend {
         var position = offset
         while position < end {
             let segment = position / size
+            let wholeSegments = min(windowCapacity, (end - position) / size)
+            if position % size == 0, wholeSegments > 0, segment + wholeSegments < segments,
+               segment < windowFirst || segment >= windowFirst + windowCount {
+                // Whole segments (not the last one) straight into the caller's buffer: one copy less.
+                try load(first: segment, count: wholeSegments, into: destination + (position - offset))
+                position += wholeSegments * size
+                continue
+            }
             if segment < windowFirst || segment >= windowFirst + windowCount {
                 // Only the segments this read touches, up to a window's worth.
                 let lastTouched = (end - 1) / size
@@ -88,9 +96,10 @@ final class EncryptedReadBackend: ReadBackend {
         return end - offset
     }
 
-    /// Reads and authenticates segments `first ..< first + count` into the window.
-    private func load(first: Int, count: Int) throws {
-        windowCount = 0
+    /// Reads and authenticates segments `first ..< first + count` into the window, or into
+    /// `destination` (whole segments only) leaving the window as it was.
+    private func load(first: Int, count: Int, into destination: UnsafeMutableRawPointer? = nil) throws {
+        if destination == nil { windowCount = 0 }
         let start = header.offset(ofSegment: first)
         let lastIsFinal = first + count == segments
         let storedCount = count * header.storedSegmentSize - (lastIsFinal ? header.segmentSize - lastSegmentLength : 0)
@@ -100,12 +109,13 @@ final class EncryptedReadBackend: ReadBackend {
             let sealedStart = index * header.storedSegmentSize
             let sealedCount = min(header.storedSegmentSize, storedCount - sealedStart)
             let bytes = UnsafeRawBufferPointer(start: sealed.baseAddress! + sealedStart, count: sealedCount)
-            let output = window.baseAddress! + index * header.segmentSize
+            let output = (destination ?? window.baseAddress!) + index * header.segmentSize
             let isLast = segment == segments - 1
             if try !open(bytes, segment: segment, last: isLast, into: output) {
                 throw try failure(bytes, segment: segment, expectedLast: isLast, scratch: output)
             }
         }
+        guard destination == nil else { return }
         windowFirst = first
         windowCount = count
         touched = max(touched, count * header.segmentSize)

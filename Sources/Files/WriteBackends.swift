@@ -134,6 +134,14 @@ final class EncryptedWriteBackend: WriteBackend {
         guard var source = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
+            if plainCount == 0, remaining > segmentSize {
+                // Whole segments with bytes after them: sealed straight from the caller's buffer.
+                let direct = min(batchSegments, (remaining - 1) / segmentSize)
+                try seal(from: UnsafeRawBufferPointer(start: source, count: direct * segmentSize), segments: direct, lastIsFinal: false)
+                source += direct * segmentSize
+                remaining -= direct * segmentSize
+                continue
+            }
             if plainCount == plain.count {
                 // Full and more follows: seal every segment but the last, keep that one.
                 try seal(segments: batchSegments, lastIsFinal: false)
@@ -153,14 +161,19 @@ final class EncryptedWriteBackend: WriteBackend {
     /// Seals the first `segments` segments of the buffer (the last of them flagged final when
     /// `lastIsFinal`) and writes them at the end of the file.
     private func seal(segments: Int, lastIsFinal: Bool) throws {
+        try seal(from: UnsafeRawBufferPointer(start: plain.baseAddress, count: plainCount), segments: segments, lastIsFinal: lastIsFinal)
+    }
+
+    /// Seals the first `segments` segments of `source` (see `seal(segments:lastIsFinal:)`).
+    private func seal(from source: UnsafeRawBufferPointer, segments: Int, lastIsFinal: Bool) throws {
         var out = 0
         for index in 0..<segments {
             let start = index * segmentSize
-            let count = min(segmentSize, plainCount - start)
+            let count = min(segmentSize, source.count - start)
             let nonce = header.nonce(segment: nextSegment, last: lastIsFinal && index == segments - 1)
             try nonce.withUnsafeBytes { nonceBytes in
                 try header.bytes.withUnsafeBytes { aad in
-                    try cipher.seal(UnsafeRawBufferPointer(start: plain.baseAddress! + start, count: count), nonce: nonceBytes,
+                    try cipher.seal(UnsafeRawBufferPointer(start: source.baseAddress.map { $0 + start }, count: count), nonce: nonceBytes,
                                     aad: aad, into: sealed.baseAddress! + out)
                 }
             }
