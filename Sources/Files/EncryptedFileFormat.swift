@@ -71,9 +71,20 @@ struct EncryptedFileHeader: Equatable {
 
     /// Segment `index`'s 12-byte nonce.
     func nonce(segment index: Int, last: Bool) -> [UInt8] {
+        var nonce = noncePrefix + [0, 0, 0, 0, 0]
+        setNonce(&nonce, segment: index, last: last)
+        return nonce
+    }
+
+    /// Writes segment `index`'s counter and last flag into bytes 7..<12 of `nonce` (whose first
+    /// 7 bytes hold the prefix), so the per-segment path allocates nothing.
+    func setNonce(_ nonce: inout [UInt8], segment index: Int, last: Bool) {
         let counter = UInt32(truncatingIfNeeded: index)
-        return noncePrefix + [UInt8(counter >> 24), UInt8(truncatingIfNeeded: counter >> 16),
-                              UInt8(truncatingIfNeeded: counter >> 8), UInt8(truncatingIfNeeded: counter), last ? 1 : 0]
+        nonce[7] = UInt8(truncatingIfNeeded: counter >> 24)
+        nonce[8] = UInt8(truncatingIfNeeded: counter >> 16)
+        nonce[9] = UInt8(truncatingIfNeeded: counter >> 8)
+        nonce[10] = UInt8(truncatingIfNeeded: counter)
+        nonce[11] = last ? 1 : 0
     }
 
     /// Bytes of a stored (sealed) full segment.

@@ -43,6 +43,8 @@ final class EncryptedReadBackend: ReadBackend {
     private let sealed: UnsafeMutableRawBufferPointer
     /// Bytes of `window` ever written (wiped at deinit).
     private var touched = 0
+    /// The nonce of the segment being opened (prefix, then counter and flag set per segment).
+    private var nonce: [UInt8]
 
     init(path: String, name: String, storageKey: [UInt8]) throws {
         self.name = name
@@ -54,6 +56,7 @@ final class EncryptedReadBackend: ReadBackend {
         let fileKey: [UInt8]
         (header, fileKey) = try EncryptedFileHeader.open(headerBytes, fileSize: fileSize, storageKey: storageKey, file: name)
         cipher = try AESGCM(key: fileKey)
+        nonce = header.nonce(segment: 0, last: false)
         (segments, length) = try header.layout(fileSize: fileSize, file: name)
         windowCapacity = min(segments, max(1, (1 << 20) / header.segmentSize))
         window = .allocate(byteCount: windowCapacity * header.segmentSize, alignment: 16)
@@ -125,7 +128,8 @@ final class EncryptedReadBackend: ReadBackend {
     private var lastSegmentLength: Int { length - (segments - 1) * header.segmentSize }
 
     private func open(_ bytes: UnsafeRawBufferPointer, segment: Int, last: Bool, into output: UnsafeMutableRawPointer) throws -> Bool {
-        try header.nonce(segment: segment, last: last).withUnsafeBytes { nonce in
+        header.setNonce(&nonce, segment: segment, last: last)
+        return try nonce.withUnsafeBytes { nonce in
             try header.bytes.withUnsafeBytes { aad in try cipher.open(bytes, nonce: nonce, aad: aad, into: output) }
         }
     }

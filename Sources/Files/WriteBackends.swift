@@ -94,12 +94,15 @@ final class EncryptedWriteBackend: WriteBackend {
     /// Sealed bytes of one batch.
     private let sealed: UnsafeMutableRawBufferPointer
     private var nextSegment = 0
+    /// The nonce of the segment being sealed (prefix, then counter and flag set per segment).
+    private var nonce: [UInt8]
     private var position: Int
 
     init(target: URL, durable: Bool, storageKey: [UInt8], segmentSize: Int) throws {
         let (header, fileKey) = try EncryptedFileHeader.new(segmentSize: segmentSize, storageKey: storageKey)
         self.header = header
         self.cipher = try AESGCM(key: fileKey)
+        self.nonce = header.nonce(segment: 0, last: false)
         self.segmentSize = segmentSize
         self.batchSegments = max(1, (1 << 20) / segmentSize)
         plain = .allocate(byteCount: (batchSegments + 1) * segmentSize, alignment: 16)
@@ -170,7 +173,7 @@ final class EncryptedWriteBackend: WriteBackend {
         for index in 0..<segments {
             let start = index * segmentSize
             let count = min(segmentSize, source.count - start)
-            let nonce = header.nonce(segment: nextSegment, last: lastIsFinal && index == segments - 1)
+            header.setNonce(&nonce, segment: nextSegment, last: lastIsFinal && index == segments - 1)
             try nonce.withUnsafeBytes { nonceBytes in
                 try header.bytes.withUnsafeBytes { aad in
                     try cipher.seal(UnsafeRawBufferPointer(start: source.baseAddress.map { $0 + start }, count: count), nonce: nonceBytes,
