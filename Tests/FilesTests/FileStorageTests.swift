@@ -229,4 +229,17 @@ final class FileStorageTests: FilesTestCase {
         try storage.write(Data("again".utf8), to: "after.bin", encryption: .storageKey)
         XCTAssertEqual(try storage.string(of: "after.bin", encryption: .storageKey), "again")
     }
+
+    func testDataCryptMapsOntoFileEncryption() throws {
+        XCTAssertEqual(try FileEncryption(.default), .storageKey)
+        XCTAssertEqual(try FileEncryption(.plain), FileEncryption.none)
+        let custom = DataCrypt(encrypt: { $0 }, decrypt: { $0 })
+        XCTAssertThrowsError(try FileEncryption(custom)) { error in
+            guard case FileStorageError.unsupported = error else { return XCTFail("\(error)") }
+        }
+        let storage = try center.fileStorage()
+        try storage.write("by DataCrypt.default", to: "d", encryption: try FileEncryption(.default))
+        XCTAssertEqual(try storage.string(of: "d", encryption: .storageKey), "by DataCrypt.default")
+        XCTAssertNotEqual(try storage.data(of: "d"), Data("by DataCrypt.default".utf8))
+    }
 }
