@@ -51,7 +51,9 @@ public final class FileWriter {
     /// Writes what is buffered and puts the file in place: syncs it (unless the storage is
     /// only process-crash safe), renames it over the target, syncs the folder. Closing twice
     /// is not an error.
-    /// - Throws: `StoreError.io` when a step fails (the target is then left as it was).
+    /// - Throws: `StoreError.io` when a step fails: up to the rename the target is left as it
+    ///   was; a failed sync of the folder after the rename leaves the new file in place but not
+    ///   yet durable against a power loss.
     public func close() throws {
         guard let backend else { return }
         self.backend = nil
