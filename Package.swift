@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "DAO", targets: ["DAO"]),
         .library(name: "Preferences", targets: ["Preferences"]),
         .library(name: "Caches", targets: ["Caches"]),
+        .library(name: "Files", targets: ["Files"]),
         .library(name: "UnifiedStorage", targets: ["UnifiedStorage"]),
         .executable(name: "ustore", targets: ["ustore"]),
     ],
@@ -30,7 +31,9 @@ let package = Package(
         .target(name: "Preferences", dependencies: ["LogStore", "DAO", .product(name: "Logging", package: "swift-log")]),
         // LRU memory and disk caches, file and object arrays, the cache cleaner.
         .target(name: "Caches", dependencies: ["LogStore", "DAO", "Preferences", "CZstd", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "UnifiedStorage", dependencies: ["LogStore", "DAO", "Preferences", "Caches"]),
+        // File storage on real files (the Android side's ZFile/ZExternalFile), plain or segmented AES-256-GCM.
+        .target(name: "Files", dependencies: ["LogStore", "Preferences"]),
+        .target(name: "UnifiedStorage", dependencies: ["LogStore", "DAO", "Preferences", "Caches", "Files"]),
         // SQLite 3 for tests only (the oracle of the SQL subset). No product target depends on it.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .executableTarget(
@@ -40,13 +43,14 @@ let package = Package(
         // Every layer once, on a fresh root (scripts/demo.sh runs it).
         .executableTarget(name: "unified-demo", dependencies: ["UnifiedStorage"]),
         // The child process of the crash tests: writes, prints what it acknowledged, gets killed.
-        .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore", "DAO", "Preferences", "Caches"], path: "Tests/CrashWriter"),
+        .executableTarget(name: "logstore-crash-writer", dependencies: ["LogStore", "DAO", "Preferences", "Caches", "Files"], path: "Tests/CrashWriter"),
         // What the kill -9 and fault-injection tests of every module share (tests only).
         .target(name: "CrashTestSupport", dependencies: ["LogStore"], path: "Tests/CrashTestSupport"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "LogStore", "UnifiedStorage"]),
         .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage", "logstore-crash-writer", "CrashTestSupport"]),
+        .testTarget(name: "FilesTests", dependencies: ["Files", "Preferences", "LogStore", "Caches", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "UstoreTests", dependencies: ["ustore", "LogStore"]),
     ],
     swiftLanguageModes: [.v6]

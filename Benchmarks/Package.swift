@@ -57,6 +57,11 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The Files module's figures (issue 23): plain and encrypted files beside FileHandle I/O.
+        .executableTarget(
+            name: "files-bench",
+            dependencies: [.product(name: "Files", package: "UnifiedStorage")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -8,6 +8,7 @@
 # Long soak runs are opt-in:
 #   LOGSTORE_ALL_MODES=1 scripts/test.sh         # store tests in the encrypted and compressed modes alone too
 #   LOGSTORE_CRASH_CYCLES=1000 scripts/test.sh    # the kill -9 crash campaign, 1000 cycles
+#   FILES_CRASH_CYCLES=200 scripts/test.sh        # kill -9 during file replacement (Files), 200 cycles
 #   FUZZ_RUNS=10000000 scripts/test.sh            # every fuzzer for 10 million executions
 #   POWERLOSS_CUTS=0 POWERLOSS_OUTCOMES=5 swift test --filter PowerLoss   # every power-loss cut point (RELIABILITY.md)
 set -euo pipefail

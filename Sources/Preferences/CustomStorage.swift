@@ -25,7 +25,7 @@ public final class CustomStorage: Sendable, LiveStorage {
     /// The storage folder.
     public let path: URL
     let stores: StoreSet
-    private let center: WeakRef<DataCenter>
+    let center: WeakRef<DataCenter>
     private let state = Locked(State())
 
     /// `<DataCenter.default root>/Documents/<name>`. Returns the live storage of that folder if

@@ -3,3 +3,4 @@
 @_exported import DAO
 @_exported import Preferences
 @_exported import Caches
+@_exported import Files

@@ -2,7 +2,7 @@
 //
 // Usage: logstore-crash-writer <store directory> <seed> <crash|group|fsync> <segment size> <first op id>
 //        logstore-crash-writer rekey ...   (RekeyChild.swift)    logstore-crash-writer dao ...   (DAOChild.swift)
-//        logstore-crash-writer prefs ...   (PreferencesChild.swift)
+//        logstore-crash-writer prefs ...   (PreferencesChild.swift)   logstore-crash-writer files ...  (FilesChild.swift)
 //
 // Opens the store and runs a mixed workload until it is killed: puts of new keys, overwrites and
 // deletes of existing keys, puts that are already expired, atomic batches, and now and then an
@@ -96,6 +96,9 @@ if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "dao" {
 }
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "prefs" {
     runPreferencesChild(Array(CommandLine.arguments.dropFirst(2)))
+}
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "files" {
+    runFilesChild(Array(CommandLine.arguments.dropFirst(2)))
 }
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "rekey" {
     runRekeyChild(Array(CommandLine.arguments.dropFirst(2)))

@@ -5,6 +5,13 @@ extension DataCrypt {
         return false
     }
 
+    /// Whether this crypt is `DataCrypt.default` (AES-256-GCM under the store's key); for the
+    /// layers that map it onto their own encryption (the Files module's encrypted files).
+    package var isStoreKey: Bool {
+        if case .storeKey = kind { return true }
+        return false
+    }
+
     /// Runs a custom crypt's `encrypt` on `bytes`; nil for `.default` and `.plain`, which the
     /// store applies (or not) to whole records. Used by layers that protect single fields, such
     /// as the DAO's `<crypt>` properties.

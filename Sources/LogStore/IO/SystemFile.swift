@@ -88,6 +88,24 @@ package final class SystemFile: @unchecked Sendable {
         }
     }
 
+    /// Reads into `buffer` from `offset` until it is full or the file ends; returns how many
+    /// bytes it read (fewer than `buffer.count` only at the end of the file).
+    package func readAvailable(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {
+        try FaultInjection.failIfInjected(.pread, path, operation: "pread \(path)")
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let n = pread(descriptor, base + done, buffer.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw StoreError.io(operation: "pread \(path)", errno: errno)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
     /// Reads the whole file.
     package func readAll() throws -> [UInt8] {
         try read(count: try size(), at: 0)

@@ -1,0 +1,163 @@
+// files-bench: the Files module's figures (issue 23) beside plain FileHandle I/O, same run:
+//   write/<size>   whole files written: FileHandle (create, write in 1 MiB pieces, close) vs
+//                  FileStorage plain and encrypted writers (temporary file, rename at close)
+//   read/<size>    whole files read: FileHandle.readToEnd vs FileStorage readers (readToEnd)
+//   random-4KiB    4 KiB reads at random offsets in a 256 MiB file kept open: FileHandle
+//                  (seek + read(upToCount:)) vs FileStorage readers (seek + read(into:))
+// Sizes 4 KiB (2,000 files), 1 MiB (200 files), 256 MiB (1 file, 2 passes). Encrypted files with
+// 64 KiB segments (the default) and 4 KiB segments. No fsync anywhere (the process-crash-safe
+// class); files are in the page cache. Each figure is the median of 3 runs, kinds alternating.
+// Ratios: throughput over FileHandle's and over FileStorage plain's (which pays the same temporary
+// file + rename per write as the encrypted writer: on ext4 that new inode and rename, not AES,
+// is most of a small file's write time).
+// Usage: swift run -c release files-bench [--quick]   (--quick: no 256 MiB file, no random reads)
+
+import Files
+import Foundation
+
+func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+let quick = CommandLine.arguments.contains("--quick")
+let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("files-bench-\(getpid())")
+try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: work) }
+let key = [UInt8](repeating: 7, count: 32)
+
+enum Kind: CaseIterable {
+    case fileHandle, plain, encrypted64K, encrypted4K
+    var label: String {
+        switch self {
+        case .fileHandle: return "FileHandle"
+        case .plain: return "FileStorage plain"
+        case .encrypted64K: return "encrypted (64 KiB segments)"
+        case .encrypted4K: return "encrypted (4 KiB segments)"
+        }
+    }
+    var encryption: FileEncryption { self == .encrypted64K || self == .encrypted4K ? .storageKey : .none }
+}
+
+let storages: [Kind: FileStorage] = try {
+    var result: [Kind: FileStorage] = [:]
+    for kind in Kind.allCases where kind != .fileHandle {
+        let folder = work.appendingPathComponent("\(kind)")
+        result[kind] = try FileStorage(folder: folder, options: .init(key: key, segmentSize: kind == .encrypted4K ? 4096 : 64 << 10))
+    }
+    return result
+}()
+
+func handlePath(_ name: String) -> String { work.appendingPathComponent("handle-" + name.replacingOccurrences(of: "/", with: "_")).path }
+
+func write(_ kind: Kind, _ name: String, _ data: Data) throws {
+    if kind == .fileHandle {
+        let path = handlePath(name)
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        var offset = 0
+        while offset < data.count {
+            let end = min(data.count, offset + (1 << 20))
+            try handle.write(contentsOf: data[offset..<end])
+            offset = end
+        }
+        try handle.close()
+        return
+    }
+    let writer = try storages[kind]!.writer(name, encryption: kind.encryption)
+    var offset = 0
+    while offset < data.count {
+        let end = min(data.count, offset + (1 << 20))
+        try writer.write(data[offset..<end])
+        offset = end
+    }
+    try writer.close()
+}
+
+func read(_ kind: Kind, _ name: String) throws -> Int {
+    if kind == .fileHandle {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: handlePath(name)))
+        defer { try? handle.close() }
+        return try handle.readToEnd()?.count ?? 0
+    }
+    return try storages[kind]!.data(of: name, encryption: kind.encryption).count
+}
+
+func throughput(_ bytes: Int, _ seconds: Double) -> String { String(format: "%7.0f MB/s", Double(bytes) / seconds / 1e6) }
+
+var sizes: [(label: String, bytes: Int, files: Int)] = [("4KiB", 4096, 2000), ("1MiB", 1 << 20, 200)]
+if !quick { sizes.append(("256MiB", 256 << 20, 2)) }
+print("files-bench: release build, one thread, no fsync, median of 3 runs\(quick ? " (--quick)" : "")")
+for size in sizes {
+    var payload = Data(count: size.bytes)
+    payload.withUnsafeMutableBytes { raw in
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for i in 0..<raw.count { state = state &* 6364136223846793005 &+ 1442695040888963407; raw[i] = UInt8(truncatingIfNeeded: state >> 33) }
+    }
+    var writeTimes: [Kind: [Double]] = [:], readTimes: [Kind: [Double]] = [:]
+    for run in 0..<3 {
+        for kind in Kind.allCases {
+            var start = now()
+            for file in 0..<size.files { try write(kind, "\(size.label)/\(file % 200)", payload) }
+            writeTimes[kind, default: []].append(now() - start)
+            start = now()
+            var total = 0
+            for file in 0..<size.files { total += try read(kind, "\(size.label)/\(file % 200)") }
+            readTimes[kind, default: []].append(now() - start)
+            precondition(total == size.bytes * size.files, "short read")
+            _ = run
+        }
+    }
+    let bytes = size.bytes * size.files
+    let baseWrite = median(writeTimes[.fileHandle]!), baseRead = median(readTimes[.fileHandle]!)
+    let plainWrite = median(writeTimes[.plain]!), plainRead = median(readTimes[.plain]!)
+    for kind in Kind.allCases {
+        let w = median(writeTimes[kind]!), r = median(readTimes[kind]!)
+        print("\(size.label.padding(toLength: 7, withPad: " ", startingAt: 0)) \(kind.label.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+              + "write \(throughput(bytes, w)) (\(String(format: "%.2f", baseWrite / w))x FileHandle, \(String(format: "%.2f", plainWrite / w))x plain)   "
+              + "read \(throughput(bytes, r)) (\(String(format: "%.2f", baseRead / r))x FileHandle, \(String(format: "%.2f", plainRead / r))x plain)")
+    }
+}
+
+if !quick {
+    // Random 4 KiB reads in the 256 MiB files written above.
+    let count = 20_000
+    let length = 256 << 20
+    var generator = SystemRandomNumberGenerator()
+    for aligned in [true, false] {
+        let offsets = (0..<count).map { _ in aligned ? Int.random(in: 0..<(length / 4096), using: &generator) * 4096
+                                                     : Int.random(in: 0...(length - 4096), using: &generator) }
+        var times: [Kind: [Double]] = [:]
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<3 {
+            for kind in Kind.allCases {
+                if kind == .fileHandle {
+                    let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: handlePath("256MiB/0")))
+                    let start = now()
+                    for offset in offsets {
+                        try handle.seek(toOffset: UInt64(offset))
+                        let got = try handle.read(upToCount: 4096)?.count
+                        precondition(got == 4096)
+                    }
+                    times[kind, default: []].append(now() - start)
+                    try handle.close()
+                } else {
+                    let reader = try storages[kind]!.reader("256MiB/0", encryption: kind.encryption)
+                    let start = now()
+                    for offset in offsets {
+                        try reader.seek(to: Int64(offset))
+                        let got = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+                        precondition(got == 4096)
+                    }
+                    times[kind, default: []].append(now() - start)
+                    reader.close()
+                }
+            }
+        }
+        let base = median(times[.fileHandle]!)
+        for kind in Kind.allCases {
+            let t = median(times[kind]!)
+            print("random-4KiB\(aligned ? " aligned  " : " unaligned") \(kind.label.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+                  + String(format: "%6.2f us/read  (%.2fx the FileHandle time, %.2fx the FileStorage plain time)", t / Double(count) * 1e6, t / base,
+                           t / median(times[.plain]!)))
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import LogStore
+
+/// The temporary file a writer fills and then renames over its target at close, so a crash
+/// leaves the old file or the new one, never a mix (FORMAT.md, "Encrypted files": temporary
+/// files). Named `.<target name>.<16 hex>.ustmp` in the target's folder.
+struct AtomicReplacement {
+    let target: URL
+    let temporary: URL
+    /// Whether to sync the file before the rename and the folder after it.
+    let durable: Bool
+
+    /// Creates the target's folder if needed and opens a new temporary file beside it.
+    /// - Throws: `StoreError.io` when the folder or the file cannot be created.
+    static func begin(target: URL, durable: Bool) throws -> (AtomicReplacement, SystemFile) {
+        let folder = target.deletingLastPathComponent()
+        try Directory.create(folder.path)
+        let random = try CryptoPrimitives.randomBytes(8).map { String(format: "%02x", $0) }.joined()
+        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(random)\(FileName.temporarySuffix)")
+        TemporaryFiles.begin(temporary.path)
+        do {
+            let file = try SystemFile(path: temporary.path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+            return (AtomicReplacement(target: target, temporary: temporary, durable: durable), file)
+        } catch {
+            TemporaryFiles.end(temporary.path)
+            throw error
+        }
+    }
+
+    /// Makes the temporary file the target: sync it (when durable), rename it over the
+    /// target, sync the folder (when durable).
+    func commit(_ file: SystemFile) throws {
+        defer { TemporaryFiles.end(temporary.path) }
+        do {
+            if durable { try file.syncData() }
+            try Directory.rename(temporary.path, target.path)
+        } catch {
+            try? Directory.remove(temporary.path)
+            throw error
+        }
+        if durable { try Directory.sync(target.deletingLastPathComponent().path) }
+    }
+
+    /// Drops the temporary file; the target stays as it was.
+    func abandon() {
+        try? Directory.remove(temporary.path)
+        TemporaryFiles.end(temporary.path)
+    }
+}
+
+/// The temporary files writers of this process are filling: the leftover sweep skips them.
+enum TemporaryFiles {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var active: Set<String> = []
+
+    static func begin(_ path: String) { lock.withLock { _ = active.insert(path) } }
+    static func end(_ path: String) { lock.withLock { _ = active.remove(path) } }
+    static func isActive(_ path: String) -> Bool { lock.withLock { active.contains(path) } }
+
+    /// Removes every `*.ustmp` file under `folder` (recursively) that no writer of this
+    /// process is filling: what a crash during a write left behind. Returns how many.
+    @discardableResult
+    static func removeLeftovers(under folder: URL) -> Int {
+        guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return 0 }
+        var removed = 0
+        for case let url as URL in walker where url.lastPathComponent.hasSuffix(FileName.temporarySuffix) {
+            let path = url.path
+            if isActive(path) { continue }
+            if (try? Directory.remove(path)) != nil { removed += 1 }
+        }
+        return removed
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import LogStore
+import Preferences
+
+extension DataCenter {
+    /// A file storage of this DataCenter (the source's `ZFile` for `.internal`, under
+    /// `<root>/Files`; `ZExternalFile` for `.external(folder)`), writing encrypted files with
+    /// the DataCenter's default key and syncing per its durability. With `userDependent` its
+    /// names resolve in the current user's folder, following `setCurrentUserId`.
+    /// Removes temporary files a crash left under the location.
+    /// - Throws: `StoreError.io` when the folder cannot be created.
+    public func fileStorage(_ location: FileStorage.Location = .internal, userDependent: Bool = false) throws -> FileStorage {
+        let base: URL
+        switch location {
+        case .internal: base = storageRoot.appendingPathComponent("Files", isDirectory: true)
+        case .external(let folder): base = folder
+        }
+        let options = FileStorage.Options(key: storageOptions.encryption?.key, durability: storageOptions.durability)
+        return try FileStorage(base: base, location: location, userDependent: userDependent, options: options,
+                               currentUser: { [weak self] in self?.currentUserId })
+    }
+}
+
+extension CustomStorage {
+    /// A file storage of this storage: `.internal` under `<path>/Files`, `.external(folder)`
+    /// under the folder; keyed, synced and following users as the DataCenter it was made under.
+    /// - Throws: `StoreError.io` when the folder cannot be created.
+    public func fileStorage(_ location: FileStorage.Location = .internal, userDependent: Bool = false) throws -> FileStorage {
+        let base: URL
+        switch location {
+        case .internal: base = path.appendingPathComponent("Files", isDirectory: true)
+        case .external(let folder): base = folder
+        }
+        let options = FileStorage.Options(key: storageOptions.encryption?.key, durability: storageOptions.durability)
+        return try FileStorage(base: base, location: location, userDependent: userDependent, options: options,
+                               currentUser: { [weak self] in self?.followedUserId })
+    }
+}

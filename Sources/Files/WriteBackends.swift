@@ -1,0 +1,209 @@
+import Foundation
+import LogStore
+
+/// Where a `FileWriter`'s bytes go.
+protocol WriteBackend: AnyObject {
+    /// Takes `bytes` (buffering them as it likes).
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Writes what is buffered and makes the file the named one (atomic replacement).
+    func finish() throws
+    /// Drops everything written: the named file stays as it was.
+    func abandon()
+}
+
+/// Plain bytes, into a temporary file renamed over the target at close, or appended in place.
+final class PlainWriteBackend: WriteBackend {
+    private static let bufferSize = 256 << 10
+    private let file: SystemFile
+    /// nil in append mode.
+    private let replacement: AtomicReplacement?
+    private let durable: Bool
+    private var buffer: [UInt8] = []
+    private var position: Int
+
+    init(target: URL, durable: Bool, append: Bool) throws {
+        self.durable = durable
+        if append {
+            try Directory.create(target.deletingLastPathComponent().path)
+            file = try SystemFile(path: target.path, flags: O_WRONLY | O_CREAT, mode: 0o644)
+            replacement = nil
+            position = try file.size()
+        } else {
+            (replacement, file) = try AtomicReplacement.begin(target: target, durable: durable)
+            position = 0
+        }
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        if buffer.count + bytes.count <= Self.bufferSize {
+            buffer.append(contentsOf: bytes)
+            return
+        }
+        try flush()
+        if bytes.count >= Self.bufferSize {
+            try file.write(bytes, at: position)
+            position += bytes.count
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    private func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try buffer.withUnsafeBytes { try file.write($0, at: position) }
+        position += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    func finish() throws {
+        do { try flush() } catch {
+            replacement?.abandon()
+            throw error
+        }
+        if let replacement {
+            try replacement.commit(file)
+        } else if durable {
+            try file.syncData()
+        }
+    }
+
+    func abandon() {
+        // In append mode what reached the file stays there; only the buffer is dropped.
+        buffer.removeAll()
+        replacement?.abandon()
+    }
+}
+
+/// Segmented AES-256-GCM (EncryptedFileHeader) into a temporary file renamed over the target
+/// at close. Plaintext is gathered into a batch of whole segments; a full segment is sealed only
+/// once a byte after it arrives, because the last segment's nonce is flagged.
+final class EncryptedWriteBackend: WriteBackend {
+    private let file: SystemFile
+    private let replacement: AtomicReplacement
+    private let header: EncryptedFileHeader
+    private let cipher: AESGCM
+    private let segmentSize: Int
+    /// Segments sealed per batch (about 1 MiB).
+    private let batchSegments: Int
+    /// Plaintext waiting: room for a batch plus one segment.
+    private let plain: UnsafeMutableRawBufferPointer
+    private var plainCount = 0
+    /// Bytes of `plain` ever written (wiped at deinit).
+    private var touched = 0
+    /// Sealed bytes of one batch.
+    private let sealed: UnsafeMutableRawBufferPointer
+    private var nextSegment = 0
+    /// The nonce of the segment being sealed (prefix, then counter and flag set per segment).
+    private var nonce: [UInt8]
+    private var position: Int
+
+    init(target: URL, durable: Bool, storageKey: [UInt8], segmentSize: Int) throws {
+        let (header, fileKey) = try EncryptedFileHeader.new(segmentSize: segmentSize, storageKey: storageKey)
+        self.header = header
+        self.cipher = try AESGCM(key: fileKey)
+        self.nonce = header.nonce(segment: 0, last: false)
+        self.segmentSize = segmentSize
+        self.batchSegments = max(1, (1 << 20) / segmentSize)
+        plain = .allocate(byteCount: (batchSegments + 1) * segmentSize, alignment: 16)
+        sealed = .allocate(byteCount: (batchSegments + 1) * (segmentSize + AESGCM.tagSize), alignment: 16)
+        do {
+            (replacement, file) = try AtomicReplacement.begin(target: target, durable: durable)
+        } catch {
+            plain.deallocate()
+            sealed.deallocate()
+            throw error
+        }
+        position = 0
+        do {
+            try header.bytes.withUnsafeBytes { try file.write($0, at: 0) }
+        } catch {
+            replacement.abandon()
+            plain.deallocate()
+            sealed.deallocate()
+            throw error
+        }
+        position = EncryptedFileHeader.size
+    }
+
+    deinit {
+        // Wipe the plaintext left in the buffer.
+        memset(plain.baseAddress!, 0, touched)
+        plain.deallocate()
+        sealed.deallocate()
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard var source = bytes.baseAddress else { return }
+        var remaining = bytes.count
+        while remaining > 0 {
+            if plainCount == 0, remaining > segmentSize {
+                // Whole segments with bytes after them: sealed straight from the caller's buffer.
+                let direct = min(batchSegments, (remaining - 1) / segmentSize)
+                try seal(from: UnsafeRawBufferPointer(start: source, count: direct * segmentSize), segments: direct, lastIsFinal: false)
+                source += direct * segmentSize
+                remaining -= direct * segmentSize
+                continue
+            }
+            if plainCount == plain.count {
+                // Full and more follows: seal every segment but the last, keep that one.
+                try seal(segments: batchSegments, lastIsFinal: false)
+                let kept = plainCount - batchSegments * segmentSize
+                memmove(plain.baseAddress!, plain.baseAddress! + batchSegments * segmentSize, kept)
+                plainCount = kept
+            }
+            let take = min(remaining, plain.count - plainCount)
+            memcpy(plain.baseAddress! + plainCount, source, take)
+            plainCount += take
+            touched = max(touched, plainCount)
+            source += take
+            remaining -= take
+        }
+    }
+
+    /// Seals the first `segments` segments of the buffer (the last of them flagged final when
+    /// `lastIsFinal`) and writes them at the end of the file.
+    private func seal(segments: Int, lastIsFinal: Bool) throws {
+        try seal(from: UnsafeRawBufferPointer(start: plain.baseAddress, count: plainCount), segments: segments, lastIsFinal: lastIsFinal)
+    }
+
+    /// Seals the first `segments` segments of `source` (see `seal(segments:lastIsFinal:)`).
+    private func seal(from source: UnsafeRawBufferPointer, segments: Int, lastIsFinal: Bool) throws {
+        var out = 0
+        for index in 0..<segments {
+            let start = index * segmentSize
+            let count = min(segmentSize, source.count - start)
+            header.setNonce(&nonce, segment: nextSegment, last: lastIsFinal && index == segments - 1)
+            try nonce.withUnsafeBytes { nonceBytes in
+                try header.bytes.withUnsafeBytes { aad in
+                    try cipher.seal(UnsafeRawBufferPointer(start: source.baseAddress.map { $0 + start }, count: count), nonce: nonceBytes,
+                                    aad: aad, into: sealed.baseAddress! + out)
+                }
+            }
+            out += count + AESGCM.tagSize
+            nextSegment += 1
+            guard nextSegment <= Int(UInt32.max) else { throw FileStorageError.unsupported("files of more than 2^32 segments") }
+        }
+        try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress, count: out), at: position)
+        position += out
+    }
+
+    func finish() throws {
+        do {
+            // The final batch: every buffered segment, the last one flagged (one empty segment
+            // for an empty file).
+            let segments = max(1, (plainCount + segmentSize - 1) / segmentSize)
+            try seal(segments: segments, lastIsFinal: true)
+            plainCount = 0
+        } catch {
+            replacement.abandon()
+            throw error
+        }
+        try replacement.commit(file)
+    }
+
+    func abandon() {
+        plainCount = 0
+        replacement.abandon()
+    }
+}
