@@ -311,8 +311,8 @@ extension SQLDatabase {
                 }
             }
             if let table {
-                try scan(table, path) { rowid, known in
-                    guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
+                try scan(table, path) { rowid in
+                    guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
                     context.rowid = rowid
                     if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                     try accumulate()
@@ -337,8 +337,8 @@ extension SQLDatabase {
                 _ = try emit()
             }
         } else if let table {
-            try scan(table, path) { rowid, known in
-                guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
+            try scan(table, path) { rowid in
+                guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
                 context.rowid = rowid
                 if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                 return try emit()

@@ -298,22 +298,22 @@ public final class SQLDatabase: @unchecked Sendable {
 
     // MARK: Rows
 
-    /// The row `rowid` of `table` as the statement sees it (pending writes first); nil if absent.
-    /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded;
-    /// nil if absent. With `columns` (sorted positions), only those are decoded; the others
-    /// read as NULL.
-    /// `known` is the row's bytes when the caller already holds them (a scan in rowid order).
-    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil, known: [UInt8]? = nil) throws -> [DAOValue]? {
-        rowsVisited += 1
-        guard let bytes = known ?? table.bytes(of: rowid) else { return nil }
+    /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded
+    /// from the store's record (or the statement's pending bytes); nil if absent. With
+    /// `columns` (sorted positions), only those are decoded; the others read as NULL.
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
         if let columns, columns.isEmpty {
+            guard table.contains(rowid: rowid) else { return nil }
             var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+            rowsVisited += 1
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
             return values
         }
-        let decoded = bytes.withUnsafeBytes { buffer in
+        let found = try table.withBytes(of: rowid, in: store) { buffer in
             columns.map { RowCodec.decode(buffer, columns: $0) } ?? RowCodec.decode(buffer)
         }
+        guard let decoded = found else { return nil }
+        rowsVisited += 1
         guard var values = decoded else {
             throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
         }
@@ -323,21 +323,27 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Decodes row `rowid` into `values` in place (one slot per column; columns not asked for
     /// are left as they are, NULL when the caller started from NULLs). False when absent.
-    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, known: [UInt8]?, into values: inout [DAOValue]) throws -> Bool {
-        rowsVisited += 1
-        guard let bytes = known ?? table.bytes(of: rowid) else { return false }
+    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, into values: inout [DAOValue]) throws -> Bool {
         if values.count != table.definition.columns.count {
             values = [DAOValue](repeating: .null, count: table.definition.columns.count)
         }
-        if columns?.isEmpty != true {
-            let stored = bytes.withUnsafeBytes { RowCodec.decode($0, columns: columns, into: &values) }
-            guard let stored else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
-            if stored < values.count {
-                // Columns added after the row was written read as their defaults.
-                let definitions = table.definition.columns
-                for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
-                    values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
-                }
+        let stored: Int?
+        if columns?.isEmpty == true {
+            // No column needed: only whether the row exists (the rowid order says).
+            guard table.contains(rowid: rowid) else { return false }
+            stored = values.count
+        } else {
+            let found = try table.withBytes(of: rowid, in: store) { RowCodec.decode($0, columns: columns, into: &values) }
+            guard let found else { return false }
+            guard let found else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
+            stored = found
+        }
+        rowsVisited += 1
+        if let stored, stored < values.count {
+            // Columns added after the row was written read as their defaults.
+            let definitions = table.definition.columns
+            for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
+                values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
             }
         }
         if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
@@ -364,10 +370,10 @@ public final class SQLDatabase: @unchecked Sendable {
         let previous = table.overlay[rowid]
         table.overlay[rowid] = .some(bytes)
         markDirty(table)
-        table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
+        table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)
         undoLog.append { [unowned table] in
-            table.removeStored(rowid)
+            table.removeRowid(rowid)
             table.removeFromIndexes(rowid: rowid, row: row)
             table.overlay[rowid] = previous
         }
@@ -377,10 +383,10 @@ public final class SQLDatabase: @unchecked Sendable {
         let previous = table.overlay[rowid]
         table.overlay[rowid] = .some(nil)
         markDirty(table)
-        let bytes = table.removeStored(rowid) ?? RowCodec.encode(row, skipping: table.definition.rowidColumn)
+        table.removeRowid(rowid)
         table.removeFromIndexes(rowid: rowid, row: row)
         undoLog.append { [unowned table] in
-            table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
+            table.insertRowid(rowid)
             table.insertIntoIndexes(rowid: rowid, row: row)
             table.overlay[rowid] = previous
         }

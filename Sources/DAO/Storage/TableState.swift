@@ -53,22 +53,20 @@ struct IndexState: Sendable {
     }
 }
 
-/// A row as stored: its rowid and its encoded bytes (FORMAT.md "DAO tables" row value).
-struct StoredRow: Sendable {
-    var rowid: Int64
-    var bytes: [UInt8]
-}
-
-/// One table in memory: definition, key space, its rows in rowid order (encoded, as stored,
-/// decoded when read), indexes. The store holds the same rows durably; rows changed since the
-/// last commit are listed in `overlay` for the next write batch.
+/// One table in memory: definition, key space, the rowids of its rows in order (8 bytes a row;
+/// the rows themselves stay in the store and are read through its keydir when a statement needs
+/// them), indexes. Rows changed since the last commit are in `overlay` for the next write batch,
+/// and statements read them there first.
+///
+/// Invariant: the rowids in `rowids` are exactly the rows of `space` in the store, with
+/// `overlay` applied.
 final class TableState: @unchecked Sendable {
     // Exclusivity unchecked on what every statement reads: tables are only touched under the
     // database's statement lock, and the dynamic checks cost on every row lookup.
     @exclusivity(unchecked) var definition: TableDefinition
     var space: LogStore.KeySpace
     var spaceName: String
-    @exclusivity(unchecked) var rows = SortedChunks<StoredRow>()
+    @exclusivity(unchecked) var rowids = SortedChunks<Int64>()
     @exclusivity(unchecked) var indexes: [IndexState]
     /// Largest rowid ever handed out by AUTOINCREMENT (SQLite's sqlite_sequence).
     var sequence: Int64 = 0
@@ -84,19 +82,25 @@ final class TableState: @unchecked Sendable {
 
     var name: String { definition.name }
 
-    /// The encoded row `rowid`, or nil. O(log n).
-    func bytes(of rowid: Int64) -> [UInt8]? {
-        let position = rows.lowerBound { $0.rowid < rowid }
-        guard let row = rows.element(at: position), row.rowid == rowid else { return nil }
-        return row.bytes
+    /// Calls `body` with the encoded row `rowid` as the running statement sees it (its pending
+    /// writes first, then the store's record, lent from the mapped segment without a copy);
+    /// nil when there is no such row. O(1) expected (a keydir lookup).
+    /// - Throws: `StoreError` from the store (a closed store, a record that fails its checksum).
+    @inline(__always)
+    func withBytes<Result>(of rowid: Int64, in store: LogStore, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        if !overlay.isEmpty, let pending = overlay[rowid] {
+            guard let pending else { return nil }
+            return try pending.withUnsafeBytes(body)
+        }
+        return try store.withValue(forKey: RowCodec.key(rowid: rowid), space: space, body)
     }
 
     func contains(rowid: Int64) -> Bool {
-        let position = rows.lowerBound { $0.rowid < rowid }
-        return rows.element(at: position)?.rowid == rowid
+        let position = rowids.lowerBound { $0 < rowid }
+        return rowids.element(at: position) == rowid
     }
 
-    var maxRowid: Int64? { rows.last?.rowid }
+    var maxRowid: Int64? { rowids.last }
 
     func insertIntoIndexes(rowid: Int64, row: [DAOValue]) {
         for i in indexes.indices { indexes[i].insert(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
@@ -106,29 +110,24 @@ final class TableState: @unchecked Sendable {
         for i in indexes.indices { indexes[i].remove(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
     }
 
-    func insertStored(_ row: StoredRow) {
-        if let last = rows.last, last.rowid >= row.rowid {
-            let rowid = row.rowid
-            rows.insert(row) { $0.rowid < rowid }
+    func insertRowid(_ rowid: Int64) {
+        if let last = rowids.last, last >= rowid {
+            rowids.insert(rowid) { $0 < rowid }
         } else {
-            rows.append(row)
+            rowids.append(rowid)
         }
     }
 
-    /// Removes the row and returns its bytes.
-    @discardableResult
-    func removeStored(_ rowid: Int64) -> [UInt8]? {
-        let position = rows.lowerBound { $0.rowid < rowid }
-        guard let row = rows.element(at: position), row.rowid == rowid else { return nil }
-        rows.remove(at: position)
-        return row.bytes
+    func removeRowid(_ rowid: Int64) {
+        let position = rowids.lowerBound { $0 < rowid }
+        if rowids.element(at: position) == rowid { rowids.remove(at: position) }
     }
 
     /// Every rowid, in order.
     var allRowids: [Int64] {
         var result: [Int64] = []
-        result.reserveCapacity(rows.count)
-        for chunk in rows.chunks { for row in chunk { result.append(row.rowid) } }
+        result.reserveCapacity(rowids.count)
+        for chunk in rowids.chunks { result.append(contentsOf: chunk) }
         return result
     }
 }

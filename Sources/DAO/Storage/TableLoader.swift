@@ -1,0 +1,58 @@
+import Foundation
+import LogStore
+
+/// Builds one table's in-memory order structures at attach from its rows as the store's record
+/// pass meets them (in no particular order): the rowid order and every index. Row bytes are
+/// decoded (only the indexed columns) and dropped as they come; none are kept.
+final class TableLoader {
+    let table: TableState
+    private var rowids: [Int64] = []
+    private var entries: [[IndexEntry]]
+    private let wanted: [Int]
+    private let defaults: [DAOValue]
+    private var failedRowid: Int64?
+
+    init(table: TableState) {
+        self.table = table
+        entries = Array(repeating: [], count: table.indexes.count)
+        wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
+        defaults = table.definition.columns.map { column in
+            column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+        }
+    }
+
+    /// Adds the row `rowid` with its stored bytes.
+    func add(rowid: Int64, bytes: UnsafeRawBufferPointer) {
+        rowids.append(rowid)
+        guard !entries.isEmpty, failedRowid == nil else { return }
+        guard var values = RowCodec.decode(bytes, columns: wanted) else {
+            failedRowid = rowid
+            return
+        }
+        if values.count < defaults.count { values.append(contentsOf: defaults[values.count...]) }
+        if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+        for i in entries.indices {
+            entries[i].append(IndexEntry(key: table.indexes[i].schema.columns.map { values[$0] }, rowid: rowid))
+        }
+    }
+
+    /// Sorts what was added into the table (indexes sorted one per thread).
+    /// - Throws: `StoreError.corrupt` naming the first row that did not decode.
+    func finish() throws {
+        if let failedRowid {
+            throw StoreError.corrupt("DAO table \(table.name): row \(failedRowid) does not decode")
+        }
+        rowids.sort()
+        table.rowids = SortedChunks(sorted: rowids)
+        rowids = []
+        let descending = table.indexes.map(\.schema.descending)
+        entries.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let built = buffer
+            DispatchQueue.concurrentPerform(iterations: built.count) { i in
+                IndexBuilder.sort(&built[i], descending: descending[i])
+            }
+        }
+        for i in entries.indices { table.indexes[i].entries = SortedChunks(sorted: entries[i]) }
+        entries = []
+    }
+}
