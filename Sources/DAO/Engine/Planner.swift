@@ -339,34 +339,25 @@ extension SQLDatabase {
             }
         case .indexRanges(let number, let ranges, let reverse):
             let index = table.indexes[number]
+            let entries = index.entries
             for range in ranges {
-                let start: SortedChunks<IndexEntry>.Position
-                if let lower = range.lower {
-                    start = range.lowerInclusive ? index.entries.lowerBound { index.compareKeys($0.key, lower) < 0 }
-                        : index.entries.lowerBound { index.compareKeys($0.key, lower) <= 0 }
-                } else {
-                    start = index.entries.startPosition
-                }
-                let end: SortedChunks<IndexEntry>.Position
-                if let upper = range.upper {
-                    end = range.upperInclusive ? index.entries.lowerBound { index.compareKeys($0.key, upper) <= 0 }
-                        : index.entries.lowerBound { index.compareKeys($0.key, upper) < 0 }
-                } else {
-                    end = index.entries.endPosition
-                }
+                // Probes compare on their own length: a probe of k columns bounds every entry
+                // whose first k columns equal it.
+                let start = range.lower.map { entries.lowerBound(index.probe($0), orEqual: !range.lowerInclusive) } ?? entries.startPosition
+                let end = range.upper.map { entries.lowerBound(index.probe($0), orEqual: range.upperInclusive) } ?? entries.endPosition
                 if reverse {
                     var position = end
-                    while position != start, let previous = index.entries.previous(position) {
+                    while position != start, let previous = entries.previous(position) {
                         if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
-                        guard let entry = index.entries.element(at: previous) else { break }
-                        if try !body(entry.rowid) { return }
+                        guard let rowid = entries.rowid(at: previous) else { break }
+                        if try !body(rowid) { return }
                         position = previous
                     }
                 } else {
                     var position = start
-                    while position != end, let entry = index.entries.element(at: position) {
-                        if try !body(entry.rowid) { return }
-                        position = index.entries.next(position)
+                    while position != end, let rowid = entries.rowid(at: position) {
+                        if try !body(rowid) { return }
+                        position = entries.next(position)
                     }
                 }
             }

@@ -119,19 +119,16 @@ extension SQLDatabase {
         }
         let schema = try indexSchema(statement, table.definition)
         var index = IndexState(schema: schema)
-        var entries: [IndexEntry] = []
+        var builder = IndexBuilder(descending: schema.descending)
         for rowid in allRowids(table) {
             guard let row = try row(table, rowid) else { continue }
-            entries.append(IndexEntry(key: index.key(of: row), rowid: rowid))
+            builder.add(index.key(of: row), rowid: rowid)
         }
-        IndexBuilder.sort(&entries, descending: schema.descending)
-        if schema.unique {
-            for i in entries.indices.dropFirst() where index.compareKeys(entries[i - 1].key, entries[i].key) == 0
-                && !entries[i].key.contains(where: { if case .null = $0 { return true }; return false }) {
-                throw DAOError.constraint("UNIQUE constraint failed: " + schema.columns.map { "\(table.name).\(table.definition.columns[$0].name)" }.joined(separator: ", "))
-            }
+        let order = builder.sortedOrder()
+        if schema.unique && builder.hasDuplicateKey(order) {
+            throw DAOError.constraint("UNIQUE constraint failed: " + schema.columns.map { "\(table.name).\(table.definition.columns[$0].name)" }.joined(separator: ", "))
         }
-        index.entries = SortedChunks(sorted: entries)
+        index.entries = builder.chunks(order)
         let oldDefinition = table.definition
         table.indexes.append(index)
         table.definition.indexes.append(schema)

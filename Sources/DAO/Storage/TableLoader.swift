@@ -7,14 +7,14 @@ import LogStore
 final class TableLoader {
     let table: TableState
     private var rowids: [Int64] = []
-    private var entries: [[IndexEntry]]
+    private var builders: [IndexBuilder]
     private let wanted: [Int]
     private let defaults: [DAOValue]
     private var failedRowid: Int64?
 
     init(table: TableState) {
         self.table = table
-        entries = Array(repeating: [], count: table.indexes.count)
+        builders = table.indexes.map { IndexBuilder(descending: $0.schema.descending) }
         wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
         defaults = table.definition.columns.map { column in
             column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
@@ -24,15 +24,15 @@ final class TableLoader {
     /// Adds the row `rowid` with its stored bytes.
     func add(rowid: Int64, bytes: UnsafeRawBufferPointer) {
         rowids.append(rowid)
-        guard !entries.isEmpty, failedRowid == nil else { return }
+        guard !builders.isEmpty, failedRowid == nil else { return }
         guard var values = RowCodec.decode(bytes, columns: wanted) else {
             failedRowid = rowid
             return
         }
         if values.count < defaults.count { values.append(contentsOf: defaults[values.count...]) }
         if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
-        for i in entries.indices {
-            entries[i].append(IndexEntry(key: table.indexes[i].schema.columns.map { values[$0] }, rowid: rowid))
+        for i in builders.indices {
+            builders[i].add(table.indexes[i].schema.columns.map { values[$0] }, rowid: rowid)
         }
     }
 
@@ -45,14 +45,15 @@ final class TableLoader {
         rowids.sort()
         table.rowids = SortedChunks(sorted: rowids)
         rowids = []
-        let descending = table.indexes.map(\.schema.descending)
-        entries.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let built = buffer
-            DispatchQueue.concurrentPerform(iterations: built.count) { i in
-                IndexBuilder.sort(&built[i], descending: descending[i])
+        var built = [KeyChunks](repeating: KeyChunks(), count: builders.count)
+        let builders = self.builders
+        built.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let results = buffer
+            DispatchQueue.concurrentPerform(iterations: builders.count) { i in
+                results[i] = builders[i].chunks(builders[i].sortedOrder())
             }
         }
-        for i in entries.indices { table.indexes[i].entries = SortedChunks(sorted: entries[i]) }
-        entries = []
+        self.builders = []
+        for i in built.indices { table.indexes[i].entries = built[i] }
     }
 }

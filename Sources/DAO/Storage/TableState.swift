@@ -1,20 +1,10 @@
 import LogStore
 
-/// An index in memory: its definition and its entries in index order.
+/// An index in memory: its definition and its entries (memcomparable bytes, `IndexKeyCodec`)
+/// in index order.
 struct IndexState: Sendable {
     var schema: IndexSchema
-    var entries = SortedChunks<IndexEntry>()
-
-    /// Entry order: key columns in their directions, then rowid.
-    @inline(__always)
-    func less(_ a: IndexEntry, _ b: IndexEntry) -> Bool { IndexState.less(a, b, schema.descending) }
-
-    @inline(__always)
-    static func less(_ a: IndexEntry, _ b: IndexEntry, _ descending: [Bool]) -> Bool {
-        let c = compareKeys(a.key, b.key, descending)
-        if c != 0 { return c < 0 }
-        return a.rowid < b.rowid
-    }
+    var entries = KeyChunks()
 
     /// Compares two keys (or a key and a shorter probe prefix: only the common columns count).
     @inline(__always)
@@ -31,22 +21,26 @@ struct IndexState: Sendable {
 
     func key(of row: [DAOValue]) -> [DAOValue] { schema.columns.map { row[$0] } }
 
-    mutating func insert(_ entry: IndexEntry) {
-        let descending = schema.descending
-        entries.insert(entry) { IndexState.less($0, entry, descending) }
+    /// The encoded probe of the leading key columns `key`.
+    func probe(_ key: [DAOValue]) -> [UInt8] { IndexKeyCodec.probe(key, descending: schema.descending) }
+
+    func entry(rowid: Int64, row: [DAOValue]) -> [UInt8] {
+        IndexKeyCodec.entry(key(of: row), rowid: rowid, descending: schema.descending)
     }
 
-    mutating func remove(_ entry: IndexEntry) {
-        let position = entries.lowerBound { less($0, entry) }
-        if let found = entries.element(at: position), found.rowid == entry.rowid { entries.remove(at: position) }
-    }
+    mutating func insert(rowid: Int64, row: [DAOValue]) { entries.insert(entry(rowid: rowid, row: row)) }
+
+    mutating func remove(rowid: Int64, row: [DAOValue]) { entries.remove(entry(rowid: rowid, row: row)) }
 
     /// Rowids of entries whose key equals `key` on all of its columns (a prefix probe allowed).
     func rowids(matching key: [DAOValue]) -> [Int64] {
+        let probe = probe(key)
         var result: [Int64] = []
-        var position = entries.lowerBound { compareKeys($0.key, key) < 0 }
-        while let entry = entries.element(at: position), compareKeys(entry.key, key) == 0 {
-            result.append(entry.rowid)
+        var position = entries.lowerBound(probe)
+        while let rowid = entries.withEntry(at: position, { entry -> Int64? in
+            probe.withUnsafeBytes { IndexKeyCodec.compare(entry, $0) == 0 } ? IndexKeyCodec.rowid(ofEntry: entry) : nil
+        }), let rowid {
+            result.append(rowid)
             position = entries.next(position)
         }
         return result
@@ -103,11 +97,11 @@ final class TableState: @unchecked Sendable {
     var maxRowid: Int64? { rowids.last }
 
     func insertIntoIndexes(rowid: Int64, row: [DAOValue]) {
-        for i in indexes.indices { indexes[i].insert(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
+        for i in indexes.indices { indexes[i].insert(rowid: rowid, row: row) }
     }
 
     func removeFromIndexes(rowid: Int64, row: [DAOValue]) {
-        for i in indexes.indices { indexes[i].remove(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
+        for i in indexes.indices { indexes[i].remove(rowid: rowid, row: row) }
     }
 
     func insertRowid(_ rowid: Int64) {
