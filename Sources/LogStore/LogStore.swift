@@ -325,6 +325,9 @@ public final class LogStore: Sendable {
     /// The options the store was opened with (the layers above follow its durability).
     package var options: Options { engine.options }
 
+    /// The store's directory (the layers above keep derived files there, FORMAT.md names them).
+    package var directory: URL { engine.directoryURL }
+
     /// Throws the failed fsync after which the store refuses writes until it is reopened; does
     /// nothing on a healthy store (one relaxed atomic load). Layers that keep state in memory
     /// call it before an operation that may need no write at all (a removal of something memory

@@ -38,6 +38,7 @@ extension SQLDatabase {
             tables[name] = table
             loaders[record.space] = TableLoader(table: table)
         }
+        if try loadCheckpoint() { return }
         guard !loaders.isEmpty else { return }
         // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
         // read through `withValue` after the pass.

@@ -49,6 +49,15 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Row keys to delete at commit (tables dropped in this transaction).
     var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
 
+    /// Whether the store may hold the index checkpoint record (the next commit deletes it).
+    var checkpointRecordPresent = false
+    /// Whether the checkpoint file and record describe the tables as they are.
+    var checkpointCurrent = false
+    var checkpointSpace: LogStore.KeySpace?
+    /// What attach did about the index checkpoint (FORMAT.md "DAO index checkpoint"): empty when
+    /// it loaded the indexes from it or there was none; otherwise why it rebuilt them from the rows.
+    public internal(set) var indexReport: [String] = []
+
     /// Parsed statements by SQL text.
     @exclusivity(unchecked) var statementCache: [String: ParsedStatement] = [:]
 
@@ -265,6 +274,10 @@ public final class SQLDatabase: @unchecked Sendable {
                 }
             }
         }
+        // The first change after a checkpoint makes it stale, in the same atomic batch.
+        if checkpointRecordPresent, let checkpointSpace {
+            batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
+        }
         for table in dirtyTables.values {
             for (rowid, bytes) in table.overlay {
                 if let bytes {
@@ -282,6 +295,8 @@ public final class SQLDatabase: @unchecked Sendable {
                 throw error
             }
         }
+        checkpointRecordPresent = false
+        checkpointCurrent = false
         undoLog.removeAll(keepingCapacity: true)
         for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: true) }
         dirtyTables.removeAll(keepingCapacity: true)

@@ -46,6 +46,20 @@ struct KeyChunks: Sendable {
         count = order.count
     }
 
+    /// Builds from one flat arena of entries already in order (`ends`: each entry's end offset).
+    init(sortedBytes bytes: [UInt8], ends: [UInt32]) {
+        let fill = Self.chunkLimit * 3 / 4
+        var first = 0
+        while first < ends.count {
+            let last = min(first + fill, ends.count)
+            let base = first == 0 ? 0 : Int(ends[first - 1])
+            let top = Int(ends[last - 1])
+            chunks.append(Chunk(bytes: Array(bytes[base..<top]), ends: ends[first..<last].map { Int32(Int($0) - base) }))
+            first = last
+        }
+        count = ends.count
+    }
+
     /// The first position whose entry is not below `probe` (compared on the probe's length),
     /// or, with `orEqual`, the first whose entry is above it.
     func lowerBound(_ probe: [UInt8], orEqual: Bool = false) -> Position {
