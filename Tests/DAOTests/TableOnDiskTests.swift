@@ -55,3 +55,34 @@ final class TableOnDiskTests: XCTestCase {
         XCTAssertEqual(try db.execute("SELECT * FROM t").rows, [[.integer(1), .text("new")]])
     }
 }
+
+/// A table much larger than what the database keeps of it: memory holds rowids and index
+/// entries only, whatever the size of the rows, and every row still reads back.
+final class LargeTableTests: XCTestCase {
+    func testMemoryHoldsNoRowBytes() throws {
+        let temporary = try TemporaryStore()
+        var db = try temporary.database
+        try db.execute("CREATE TABLE big (id INTEGER PRIMARY KEY, k INTEGER, body TEXT)")
+        try db.execute("CREATE INDEX big_k ON big (k)")
+        let rows = 3_000
+        func body(_ i: Int) -> String { String(repeating: Character(UnicodeScalar(UInt8(97 + i % 26))), count: 1_000 + i % 50) }
+        try db.execute("BEGIN")
+        for i in 0..<rows { try db.execute("INSERT INTO big VALUES (?, ?, ?)", arguments: [.integer(Int64(i)), .integer(Int64(i % 97)), .text(body(i))]) }
+        try db.execute("COMMIT")
+        for reopened in [false, true] {
+            if reopened {
+                try temporary.reopen()
+                db = try temporary.database
+            }
+            let table = try db.table(named: "big")
+            let rowBytes = rows * 1_000
+            XCTAssertLessThan(table.memoryFootprint, rowBytes / 20, "reopened \(reopened)")
+            XCTAssertEqual(try db.execute("SELECT count(*), sum(length(body)) FROM big").rows,
+                           [[.integer(Int64(rows)), .integer(Int64((0..<rows).reduce(0) { $0 + 1_000 + $1 % 50 }))]])
+            for i in stride(from: 0, to: rows, by: 331) {
+                XCTAssertEqual(try db.execute("SELECT body FROM big WHERE id = ?", arguments: [.integer(Int64(i))]).rows, [[.text(body(i))]])
+            }
+            XCTAssertEqual(try db.execute("SELECT count(*) FROM big WHERE k = 5").rows, [[.integer(Int64((0..<rows).filter { $0 % 97 == 5 }.count))]])
+        }
+    }
+}

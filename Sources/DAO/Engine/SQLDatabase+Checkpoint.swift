@@ -12,8 +12,8 @@ extension SQLDatabase {
 
     /// Writes the index checkpoint, so that the next attach of this store opens its tables
     /// without reading their rows (the rowid orders and indexes come from the file). Call it
-    /// before closing the store, or when the application goes idle; it costs a write of every
-    /// index (O(rows × indexes)), and does nothing when nothing changed since the last one.
+    /// when the application goes idle (`LogStore.close()` writes one too); it costs a write of
+    /// every index (O(rows × indexes)), and does nothing when nothing changed since the last one.
     /// The file is derived data: when it is missing, damaged or older than the tables, attach
     /// rebuilds from the rows and says so in `indexReport`.
     /// - Throws: `SQLExecutionError` inside a transaction; `StoreError.readOnly` on a read-only
@@ -23,31 +23,47 @@ extension SQLDatabase {
         try withStatementLock {
             guard !explicitTransaction else { throw SQLExecutionError("cannot checkpoint within a transaction") }
             guard !store.options.readOnly else { throw StoreError.readOnly }
-            try store.checkNoFailedSync()
-            if checkpointCurrent { return }
-            let stamp = UInt64.random(in: 1...UInt64.max)
-            let ordered = tables.values.sorted { $0.space < $1.space }
-            guard let bytes = IndexCheckpointFile.encode(stamp: stamp, tables: ordered) else { return }
-            let directory = store.directory.path
-            let path = directory + "/" + IndexCheckpointFile.name
-            let temporary = path + ".tmp"
-            do {
-                let file = try SystemFile(path: temporary, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
-                try file.write(bytes, at: 0)
-                try file.syncData()
-            }
-            try Directory.rename(temporary, path)
-            try Directory.sync(directory)
-            // The record goes after the file is durable: a record never names a file that is
-            // not all there.
-            let space = try store.space(named: Self.checkpointSpaceName)
-            checkpointSpace = space
-            var record: [UInt8] = [2]
-            for shift in stride(from: 0, through: 56, by: 8) { record.append(UInt8(truncatingIfNeeded: stamp >> UInt64(shift))) }
-            checkpointRecordPresent = true
-            try store.put(record, forKey: Self.checkpointKey, space: space)
-            checkpointCurrent = true
+            try writeCheckpoint()
         }
+    }
+
+    /// The checkpoint `LogStore.close()` writes: skipped while a transaction is open (its
+    /// changes are not the tables'), on a read-only store, and after a failed fsync; a failure
+    /// only means the next attach reads the rows.
+    func checkpointAtClose() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard transactionOwner == nil, !explicitTransaction, !store.options.readOnly else { return }
+        try? writeCheckpoint()
+    }
+
+    /// Writes the file and the record. Caller holds the statement lock, outside a transaction.
+    private func writeCheckpoint() throws {
+        try store.checkNoFailedSync()
+        // Nothing to do when it is current, or when there are no tables and never was a record.
+        if checkpointCurrent || (tables.isEmpty && !checkpointRecordPresent) { return }
+        let stamp = UInt64.random(in: 1...UInt64.max)
+        let ordered = tables.values.sorted { $0.space < $1.space }
+        guard let bytes = IndexCheckpointFile.encode(stamp: stamp, tables: ordered) else { return }
+        let directory = store.directory.path
+        let path = directory + "/" + IndexCheckpointFile.name
+        let temporary = path + ".tmp"
+        do {
+            let file = try SystemFile(path: temporary, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
+            try file.write(bytes, at: 0)
+            try file.syncData()
+        }
+        try Directory.rename(temporary, path)
+        try Directory.sync(directory)
+        // The record goes after the file is durable: a record never names a file that is
+        // not all there.
+        let space = try store.space(named: Self.checkpointSpaceName)
+        checkpointSpace = space
+        var record: [UInt8] = [2]
+        for shift in stride(from: 0, through: 56, by: 8) { record.append(UInt8(truncatingIfNeeded: stamp >> UInt64(shift))) }
+        checkpointRecordPresent = true
+        try store.put(record, forKey: Self.checkpointKey, space: space)
+        checkpointCurrent = true
     }
 
     /// Loads the rowid orders and indexes of the tables just read from the catalog from the

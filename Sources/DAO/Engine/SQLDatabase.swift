@@ -84,6 +84,7 @@ public final class SQLDatabase: @unchecked Sendable {
         try DatabaseRegistry.shared.database(for: store) {
             let database = SQLDatabase(store: store)
             try database.loadCatalog()
+            store.closeHooks.add { [weak database] in database?.checkpointAtClose() }
             return database
         }
     }

@@ -30,6 +30,18 @@ struct IndexBuilder {
         hasNull.append(null)
     }
 
+    /// Adds the entry of a row: its `columns` of `values` (one slot per table column).
+    mutating func add(columns: [Int], of values: [DAOValue], rowid: Int64) {
+        var null = false
+        for (i, column) in columns.enumerated() {
+            if case .null = values[column] { null = true }
+            IndexKeyCodec.append(values[column], descending: descending[i], to: &bytes)
+        }
+        IndexKeyCodec.appendRowid(rowid, to: &bytes)
+        ends.append(bytes.count)
+        hasNull.append(null)
+    }
+
     /// The entries' positions in index order.
     func sortedOrder() -> [Int32] {
         var order = Array(0..<Int32(ends.count))

@@ -11,11 +11,14 @@ final class TableLoader {
     private let wanted: [Int]
     private let defaults: [DAOValue]
     private var failedRowid: Int64?
+    private var values: [DAOValue] = []
+    private let columnsOf: [[Int]]
 
     init(table: TableState) {
         self.table = table
         builders = table.indexes.map { IndexBuilder(descending: $0.schema.descending) }
         wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
+        columnsOf = table.indexes.map(\.schema.columns)
         defaults = table.definition.columns.map { column in
             column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
         }
@@ -25,14 +28,19 @@ final class TableLoader {
     func add(rowid: Int64, bytes: UnsafeRawBufferPointer) {
         rowids.append(rowid)
         guard !builders.isEmpty, failedRowid == nil else { return }
-        guard var values = RowCodec.decode(bytes, columns: wanted) else {
+        // One buffer of column values for every row (no allocation per row), starting from
+        // the defaults: columns a row does not store (added after it was written) keep them.
+        if values.count != defaults.count { values = defaults }
+        guard let stored = RowCodec.decode(bytes, columns: wanted, into: &values) else {
             failedRowid = rowid
             return
         }
-        if values.count < defaults.count { values.append(contentsOf: defaults[values.count...]) }
+        if stored < defaults.count {
+            for column in wanted where column >= stored { values[column] = defaults[column] }
+        }
         if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
         for i in builders.indices {
-            builders[i].add(table.indexes[i].schema.columns.map { values[$0] }, rowid: rowid)
+            builders[i].add(columns: columnsOf[i], of: values, rowid: rowid)
         }
     }
 
