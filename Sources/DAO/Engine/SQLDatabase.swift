@@ -16,7 +16,9 @@ import LogStore
 ///
 /// Storage (FORMAT.md "DAO tables"): the catalog is the key space named `dao.catalog`, one
 /// record per table; each table's rows are in their own key space (`dao.table.<name>`), keyed
-/// by rowid. Indexes are built in memory from the rows when the database is attached.
+/// by rowid, and statements read them from the store (no copy of a table in memory: only its
+/// rowids in order and its index entries). The index checkpoint (`checkpoint()`, also written
+/// when the store closes) lets attach skip reading the rows.
 ///
 /// Thread-safe: statements run one at a time; while a transaction is open (BEGIN without
 /// COMMIT or ROLLBACK yet), statements of other threads wait until it ends, so a transaction
@@ -79,7 +81,8 @@ public final class SQLDatabase: @unchecked Sendable {
     /// loading the indexes).
     /// - Throws: `StoreError` when the store is closed or its catalog cannot be read;
     ///   `StoreError.corrupt` when a catalog record or row does not decode.
-    /// - Complexity: the first call reads every row of every table: O(rows × indexes × log rows).
+    /// - Complexity: the first call reads the index checkpoint when it is current (O(index
+    ///   bytes)); otherwise every row of every table: O(rows × indexes × log rows).
     public static func attached(to store: LogStore) throws -> SQLDatabase {
         try DatabaseRegistry.shared.database(for: store) {
             let database = SQLDatabase(store: store)
