@@ -103,7 +103,9 @@ func memory() -> (anon: Double, file: Double, peak: Double) {
 /// The memory line after handing freed heap back to the system (malloc_trim), so RssAnon counts
 /// live memory rather than what the allocator kept from earlier workloads.
 func memoryLine(_ label: String) -> String {
-    _ = malloc_trim(0)
+    // glibc's malloc_trim (not in the Glibc module), looked up at run time.
+    typealias MallocTrim = @convention(c) (Int) -> Int32
+    if let symbol = dlsym(nil, "malloc_trim") { _ = unsafeBitCast(symbol, to: MallocTrim.self)(0) }
     let m = memory()
     return String(format: "%@: RssAnon %.0f MB, RssFile %.0f MB, peak RSS (VmHWM) %.0f MB", label, m.anon, m.file, m.peak)
 }
