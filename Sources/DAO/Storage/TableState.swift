@@ -86,8 +86,14 @@ final class TableState: @unchecked Sendable {
             guard let pending else { return nil }
             return try pending.withUnsafeBytes(body)
         }
-        return try store.withValue(forKey: RowCodec.key(rowid: rowid), space: space, body)
+        // The row key is written into one reused buffer: no allocation per row read.
+        let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
+        withUnsafeBytes(of: bits) { source in keyBuffer.withUnsafeMutableBytes { $0.copyMemory(from: source) } }
+        return try store.withValue(forKey: keyBuffer, space: space, body)
     }
+
+    /// The row key of the last row read (`withBytes`), reused from one read to the next.
+    @exclusivity(unchecked) private var keyBuffer = [UInt8](repeating: 0, count: 8)
 
     func contains(rowid: Int64) -> Bool {
         let position = rowids.lowerBound { $0 < rowid }
