@@ -66,46 +66,52 @@ extension SQLDatabase {
         checkpointCurrent = true
     }
 
-    /// Loads the rowid orders and indexes of the tables just read from the catalog from the
-    /// checkpoint file, when its record says it is current. False (with the reason in
-    /// `indexReport`) when the rows must be read instead.
-    func loadCheckpoint() throws -> Bool {
+    /// The checkpoint file, when the store's record names it and it reads back whole; nil (with
+    /// the reason in `indexReport` when there is one) when the rows must be read instead.
+    func readCheckpoint() throws -> (stamp: UInt64, tables: [IndexCheckpointFile.Table])? {
         let path = store.directory.path + "/" + IndexCheckpointFile.name
         guard let space = try existingSpace(named: Self.checkpointSpaceName),
               let record = try store.get(forKey: Self.checkpointKey, space: space) else {
             if Directory.exists(path) {
                 indexReport.append("\(IndexCheckpointFile.name) is older than the tables' last change: indexes rebuilt from the rows")
             }
-            return false
+            return nil
         }
         checkpointSpace = space
         checkpointRecordPresent = true
         guard record.count == 9, record[0] == 2 else {
             indexReport.append("index checkpoint record of \(record.count) bytes not understood: indexes rebuilt from the rows")
-            return false
+            return nil
         }
         var stamp: UInt64 = 0
         for i in (1...8).reversed() { stamp = stamp << 8 | UInt64(record[i]) }
         guard Directory.exists(path) else {
             indexReport.append("\(IndexCheckpointFile.name) is missing: indexes rebuilt from the rows")
-            return false
+            return nil
         }
         let decoded: (stamp: UInt64, tables: [IndexCheckpointFile.Table])
         do {
             decoded = try IndexCheckpointFile.decode(try SystemFile(path: path, flags: O_RDONLY).readAll())
         } catch {
             indexReport.append("\(IndexCheckpointFile.name) unreadable (\(error)): indexes rebuilt from the rows")
-            return false
+            return nil
         }
         guard decoded.stamp == stamp else {
             indexReport.append("\(IndexCheckpointFile.name) is not the checkpoint the store names: indexes rebuilt from the rows")
-            return false
+            return nil
         }
-        // The file must describe exactly these tables and indexes.
+        return decoded
+    }
+
+    /// Gives the tables just read from the catalog their rowid orders and indexes from the
+    /// checkpoint. False (with the reason in `indexReport`) when it does not describe exactly
+    /// these tables and indexes: the rows must be read instead.
+    func applyCheckpoint(_ decoded: (stamp: UInt64, tables: [IndexCheckpointFile.Table])) -> Bool {
         var bySpace: [LogStore.KeySpace: TableState] = [:]
         for table in tables.values { bySpace[table.space] = table }
         let matches = decoded.tables.count == bySpace.count && decoded.tables.allSatisfy { part in
-            guard let table = bySpace[part.space], part.indexes.count == table.indexes.count else { return false }
+            guard let table = bySpace[part.space], table.name.lowercased() == part.name,
+                  part.indexes.count == table.indexes.count else { return false }
             return zip(part.indexes, table.indexes).allSatisfy { $0.name == $1.schema.name && $0.ends.count == part.rowids.count }
         }
         guard matches else {

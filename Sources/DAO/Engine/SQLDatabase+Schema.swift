@@ -19,7 +19,21 @@ extension SQLDatabase {
         guard let space = try existingSpace(named: "dao.catalog") else { return }
         catalogSpace = space
         var loaders: [LogStore.KeySpace: TableLoader] = [:]
-        for (key, value) in try store.entries(space: space) {
+        // A current checkpoint names the tables: their catalog records are read by key, not
+        // by walking the store's whole keydir.
+        let checkpoint = try readCheckpoint()
+        var catalogRecords: [(key: [UInt8], value: [UInt8])] = []
+        if let checkpoint {
+            for part in checkpoint.tables {
+                let key = Array(part.name.utf8)
+                guard let value = try store.get(forKey: key, space: space) else { catalogRecords = []; break }
+                catalogRecords.append((key, value))
+            }
+        }
+        if checkpoint == nil || catalogRecords.count != checkpoint?.tables.count {
+            catalogRecords = try store.entries(space: space)
+        }
+        for (key, value) in catalogRecords {
             let name = String(decoding: key, as: UTF8.self)
             let record = try CatalogCodec.decode(value, name: name)
             guard let createText = record.statements.first,
@@ -38,7 +52,7 @@ extension SQLDatabase {
             tables[name] = table
             loaders[record.space] = TableLoader(table: table)
         }
-        if try loadCheckpoint() { return }
+        if let checkpoint, applyCheckpoint(checkpoint) { return }
         guard !loaders.isEmpty else { return }
         // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
         // read through `withValue` after the pass.

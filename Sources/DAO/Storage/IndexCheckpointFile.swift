@@ -14,6 +14,8 @@ enum IndexCheckpointFile {
     /// One table's part of the file.
     struct Table {
         var space: UInt32
+        /// The table's catalog key (its lower-cased name).
+        var name: String
         var rowids: [Int64]
         /// Per index: its name, its entries' flat bytes and end offsets (ascending order).
         var indexes: [(name: String, bytes: [UInt8], ends: [UInt32])]
@@ -28,6 +30,9 @@ enum IndexCheckpointFile {
         append32(UInt32(tables.count), &out)
         for table in tables {
             append32(table.space, &out)
+            let catalogKey = Array(table.name.lowercased().utf8)
+            append32(UInt32(catalogKey.count), &out)
+            out.append(contentsOf: catalogKey)
             append64(UInt64(table.rowids.count), &out)
             out.reserveCapacity(out.count + table.rowids.count * 8)
             for chunk in table.rowids.chunks { for rowid in chunk { append64(UInt64(bitPattern: rowid), &out) } }
@@ -71,6 +76,7 @@ enum IndexCheckpointFile {
             var tables: [Table] = []
             for _ in 0..<(try reader.u32()) {
                 let space = try reader.u32()
+                let tableName = String(decoding: try reader.bytes(try reader.count(1)), as: UTF8.self)
                 let count = try reader.count(8)
                 var rowids: [Int64] = []
                 rowids.reserveCapacity(count)
@@ -100,7 +106,7 @@ enum IndexCheckpointFile {
                     let arena = Array(try reader.bytes(Int(total)))
                     indexes.append((String(decoding: nameBytes, as: UTF8.self), arena, ends))
                 }
-                tables.append(Table(space: space, rowids: rowids, indexes: indexes))
+                tables.append(Table(space: space, name: tableName, rowids: rowids, indexes: indexes))
             }
             guard reader.position == body else { throw StoreError.corrupt("\(name): \(body - reader.position) bytes after the last table") }
             return (stamp, tables)
