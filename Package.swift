@@ -26,7 +26,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "LogStore", dependencies: ["CChecksum", "CZstd", "COpenSSL"]),
         // Tables as indexed record sets, the SQL subset, XML DAO configs and the typed Dao<T>.
-        .target(name: "DAO", dependencies: ["LogStore"]),
+        .target(name: "DAO", dependencies: ["LogStore", "CChecksum"]),
         // Typed key-value preferences, DataCenter, CustomStorage, user spaces, PurgeablePath.
         .target(name: "Preferences", dependencies: ["LogStore", "DAO", .product(name: "Logging", package: "swift-log")]),
         // LRU memory and disk caches, file and object arrays, the cache cleaner.

@@ -323,13 +323,23 @@ public final class LogStore: Sendable {
 
     /// Syncs, writes the index snapshot for a fast reopen and releases the lock. Every later
     /// call throws `closed`. Closing twice is not an error.
-    public func close() throws { try engine.close() }
+    public func close() throws {
+        if !isClosed { closeHooks.run() }
+        try engine.close()
+    }
+
+    /// Work that layers above run just before the store closes, while it still takes writes
+    /// (the DAO writes its index checkpoint). A hook's failures are its own: it must not throw.
+    package let closeHooks = CloseHooks()
 
     /// Whether `close()` has run (then every call throws `StoreError.closed`). O(1): one lock.
     public var isClosed: Bool { engine.writeMutex.withLock { engine.isClosed } }
 
     /// The options the store was opened with (the layers above follow its durability).
     package var options: Options { engine.options }
+
+    /// The store's directory (the layers above keep derived files there, FORMAT.md names them).
+    package var directory: URL { engine.directoryURL }
 
     /// Throws the failed fsync after which the store refuses writes until it is reopened; does
     /// nothing on a healthy store (one relaxed atomic load). Layers that keep state in memory
@@ -384,4 +394,18 @@ public struct DataCrypt: Sendable {
     public static let `default` = DataCrypt(kind: .storeKey)
     /// No protection.
     public static let plain = DataCrypt(kind: .plain)
+}
+
+/// Hooks run by `LogStore.close()` before the store closes, in the order they were added.
+package final class CloseHooks: @unchecked Sendable {
+    private let mutex = Mutex()
+    private var hooks: [@Sendable () -> Void] = []
+
+    package func add(_ hook: @escaping @Sendable () -> Void) {
+        mutex.withLock { hooks.append(hook) }
+    }
+
+    func run() {
+        for hook in mutex.withLock({ hooks }) { hook() }
+    }
 }

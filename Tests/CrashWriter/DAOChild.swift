@@ -12,6 +12,7 @@ import LogStore
 ///   B <id> T <n> <op>:<rowid> ...   BEGIN, those n operations at version <id>, COMMIT
 ///
 /// A row at version n is (rowid, 'k<rowid>', n, `daoPadding(n)`). Must match DAOCrashTests.
+/// After every 25th operation it writes the index checkpoint (`SQLDatabase.checkpoint()`).
 func runDAOChild(_ arguments: [String]) -> Never {
     guard arguments.count == 3, let seed = UInt64(arguments[1]), let firstID = Int(arguments[2]) else {
         fail("usage: logstore-crash-writer dao <dir> <seed> <first op id>")
@@ -57,6 +58,8 @@ func runDAOChild(_ arguments: [String]) -> Never {
                 _ = try db.execute("COMMIT")
             }
             emit("A \(id)")
+            // Index checkpoints now and then, so kills also land while the file is written.
+            if id % 25 == 0 { try db.checkpoint() }
         }
     } catch {
         fail("dao: \(error)")

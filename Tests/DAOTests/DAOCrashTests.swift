@@ -13,7 +13,8 @@ import Glibc
 /// UNIQUE column and a secondary index, in a store with small segments (rolls and background
 /// compactions). After each kill the store is reopened and the table must hold exactly the
 /// acknowledged operations, plus possibly the one in flight, wholly or not at all (a
-/// transaction is one batch); its indexes must agree with its rows.
+/// transaction is one batch); its indexes must agree with its rows. The child writes index
+/// checkpoints as it goes, so kills also land while one is written, and reopens load from it.
 ///
 /// 10 kill cycles by default; `DAO_CRASH_CYCLES=N` for more, `DAO_CRASH_SEED` to replay.
 final class DAOCrashTests: XCTestCase {
@@ -62,6 +63,8 @@ final class DAOCrashTests: XCTestCase {
         defer { try? store.close() }
         let db = try SQLDatabase.attached(to: store)
         var table: Table = [:]
+        // Killed before its CREATE TABLE committed (a slow start on a loaded machine): no rows.
+        guard db.tableNames().contains("c") else { return table }
         let rows = try db.execute("SELECT id, k, v, w FROM c ORDER BY id").rows
         for row in rows {
             guard case .integer(let id) = row[0], case .integer(let version) = row[2] else {

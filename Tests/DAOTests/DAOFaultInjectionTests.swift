@@ -10,7 +10,8 @@ import XCTest
 /// every acknowledged statement's rows are there, a statement that threw is wholly applied or not
 /// at all, and both indexes agree with the rows. Tables live in memory too, so the engine must
 /// also keep memory and disk in step after a failure (a rolled-back statement whose batch may
-/// still reach the disk).
+/// still reach the disk). Index checkpoints are written in the middle and at the end, so faults
+/// also hit their file and record, and reopens load indexes from a checkpoint that held.
 final class DAOFaultInjectionTests: XCTestCase {
     private typealias Table = [Int: Int]   // rowid -> version
 
@@ -124,6 +125,8 @@ final class DAOFaultInjectionTests: XCTestCase {
             }
             model.record(error)
         }
+        // An index checkpoint (its file and record), made stale by the statements below.
+        do { try db.checkpoint() } catch { model.record(error) }
         // Single-row deletes, some of rows whose insert may have failed above.
         for id in stride(from: 3, to: 30, by: 4) {
             do {
@@ -148,6 +151,8 @@ final class DAOFaultInjectionTests: XCTestCase {
                 model.uncertain([id], { _ in 700 + id }, error: error)
             }
         }
+        // A last checkpoint, which the reopen loads instead of reading the rows when it held.
+        do { try db.checkpoint() } catch { model.record(error) }
     }
 
     /// Reopens with no faults; the table must be one of the model's states, indexes included.

@@ -77,19 +77,96 @@ final class IndexPlannerTests: XCTestCase {
     }
 }
 
-/// The flat sorts used to build one-column indexes give the same order as the generic one.
-final class IndexBuilderTests: XCTestCase {
-    func testFlatSortsMatchGenericOrder() {
-        let texts = ["b", "a", "ab", "ab\u{0}", "abcdefghij", "abcdefghi", "é", "", "B", "abcdefgh"]
+/// Index keys as memcomparable bytes (FORMAT.md "DAO index keys"): memcmp of encodings gives
+/// SQLite's order of the values, DESC inverted, and the builder's sort agrees with it.
+final class IndexKeyCodecTests: XCTestCase {
+    let values: [DAOValue] = {
+        var v: [DAOValue] = [.null, .text(""), .text("a"), .text("a\u{0}"), .text("ab"), .text("é"), .text("\u{0}"), .text("B"),
+                             .blob([]), .blob([0]), .blob([0, 0]), .blob([1]), .blob([0xFF])]
+        for i: Int64 in [0, 1, -1, 7, Int64.min, Int64.max, Int64.max - 1, Int64.min + 1, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1,
+                         (1 << 62) + 3, Int64.max - 511, Int64.max - 512, Int64.max - 513] {
+            v.append(.integer(i))
+        }
+        for r: Double in [0.0, -0.0, 0.5, -0.5, 1.0, 7.0, 9007199254740992.0, 9223372036854775808.0, -9223372036854775808.0,
+                          9223372036854774784.0, .infinity, -.infinity, 1e300, -1e-300, 4611686018427387904.0] {
+            v.append(.real(r))
+        }
+        return v
+    }()
+
+    func testFormatDocumentExamples() {
+        XCTAssertEqual(IndexKeyCodec.entry([.text("ab")], rowid: 7, descending: [true]),
+                       [0xDF, 0x9E, 0x9D, 0xFF, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 7])
+        XCTAssertEqual(IndexKeyCodec.probe([.integer(5)], descending: [false]), [0x10, 0xC0, 0x14, 0, 0, 0, 0, 0, 0, 0x80, 0])
+        XCTAssertEqual(IndexKeyCodec.probe([.integer(1)], descending: [false]), IndexKeyCodec.probe([.real(1.0)], descending: [false]))
+    }
+
+    func testEncodingOrderIsSQLiteOrder() {
         for descending in [false, true] {
-            for keys in [texts.map { DAOValue.text($0) }, [5, -3, 9, 5, 0, Int64.min, Int64.max].map { DAOValue.integer($0) },
-                         [.integer(1), .text("x"), .null, .real(0.5), .blob([1])]] {
-                let entries = keys.enumerated().map { IndexEntry(key: [$0.element], rowid: Int64(keys.count - $0.offset)) }
-                var flat = entries
-                IndexBuilder.sort(&flat, descending: [descending])
-                let generic = entries.sorted { IndexState.less($0, $1, [descending]) }
-                XCTAssertEqual(flat.map(\.rowid), generic.map(\.rowid), "\(keys) descending \(descending)")
+            for a in values {
+                for b in values {
+                    let ea = IndexKeyCodec.probe([a], descending: [descending]), eb = IndexKeyCodec.probe([b], descending: [descending])
+                    let bytes = ea.withUnsafeBytes { x in eb.withUnsafeBytes { y in IndexKeyCodec.compare(x, y) } }
+                    let byteOrder = ea.lexicographicallyPrecedes(eb) ? -1 : (ea == eb ? 0 : 1)
+                    let expected = SQLValues.compare(a, b).signum() * (descending ? -1 : 1)
+                    XCTAssertEqual(byteOrder, expected, "\(a) vs \(b) descending \(descending)")
+                    XCTAssertEqual(bytes.signum(), expected, "\(a) vs \(b) descending \(descending)")
+                }
             }
         }
+    }
+
+    func testAProbeOfLeadingColumnsMatchesEveryEntryWithThoseColumns() {
+        let descending = [true, false]
+        for a in values {
+            let probe = IndexKeyCodec.probe([a], descending: descending)
+            for b in values {
+                for c in values.prefix(5) {
+                    let entry = IndexKeyCodec.entry([b, c], rowid: 3, descending: descending)
+                    let got = entry.withUnsafeBytes { e in probe.withUnsafeBytes { IndexKeyCodec.compare(e, $0) } }
+                    XCTAssertEqual(got.signum(), -SQLValues.compare(b, a).signum(), "\(b),\(c) against probe \(a)")
+                }
+            }
+        }
+    }
+
+    func testBuilderSortsLikeTheValuesThenRowids() {
+        for descending in [false, true] {
+            var builder = IndexBuilder(descending: [descending])
+            let keys = values + values.reversed()
+            for (i, key) in keys.enumerated() { builder.add([key], rowid: Int64(keys.count - i)) }
+            let chunks = builder.chunks(builder.sortedOrder())
+            var got: [Int64] = []
+            var position = chunks.startPosition
+            while let rowid = chunks.rowid(at: position) { got.append(rowid); position = chunks.next(position) }
+            let expected = keys.enumerated().map { (key: $0.element, rowid: Int64(keys.count - $0.offset)) }.sorted { x, y in
+                let c = SQLValues.compare(x.key, y.key) * (descending ? -1 : 1)
+                return c != 0 ? c < 0 : x.rowid < y.rowid
+            }.map(\.rowid)
+            XCTAssertEqual(got, expected, "descending \(descending)")
+            XCTAssertTrue(builder.hasDuplicateKey(builder.sortedOrder()), "1 and 1.0 are the same key")
+        }
+    }
+
+    func testInsertAndRemoveKeepTheOrderAcrossChunkSplits() {
+        var chunks = KeyChunks()
+        var model: [[UInt8]] = []
+        var random = SystemRandomNumberGenerator()
+        for step in 0..<3_000 {
+            let entry = IndexKeyCodec.entry([.integer(Int64.random(in: 0...200, using: &random))], rowid: Int64(step % 700), descending: [false])
+            if step % 3 == 2, let victim = model.randomElement(using: &random) {
+                chunks.remove(victim)
+                model.removeAll { $0 == victim }
+            } else if !model.contains(entry) {
+                chunks.insert(entry)
+                model.append(entry)
+            }
+        }
+        model.sort { $0.lexicographicallyPrecedes($1) }
+        var got: [[UInt8]] = []
+        var position = chunks.startPosition
+        while let entry = chunks.withEntry(at: position, { [UInt8]($0) }) { got.append(entry); position = chunks.next(position) }
+        XCTAssertEqual(got, model)
+        XCTAssertEqual(chunks.count, model.count)
     }
 }

@@ -303,69 +303,61 @@ struct Planner {
 }
 
 extension SQLDatabase {
-    /// Calls `body` with each rowid of `path` (stopping when it returns false), and the row's
-    /// bytes when the path walks the rows themselves.
-    func scan(_ table: TableState, _ path: AccessPath, _ body: (Int64, [UInt8]?) throws -> Bool) throws {
+    /// Calls `body` with each rowid of `path` (stopping when it returns false). The body reads
+    /// the row itself (`load`, `row`); a rowid of `.rowids` that names no row is passed on too
+    /// and the read finds nothing.
+    func scan(_ table: TableState, _ path: AccessPath, _ body: (Int64) throws -> Bool) throws {
         switch path {
         case .fullScan(let reverse):
-            // A snapshot of the rows: the body may not change the table (UPDATE and DELETE
+            // A snapshot of the rowids: the body may not change the table (UPDATE and DELETE
             // collect their rows first).
+            let chunks = table.rowids.chunks
             if reverse {
-                for chunk in table.rows.chunks.reversed() { for row in chunk.reversed() { if try !body(row.rowid, row.bytes) { return } } }
+                for chunk in chunks.reversed() { for rowid in chunk.reversed() { if try !body(rowid) { return } } }
             } else {
-                for chunk in table.rows.chunks { for row in chunk { if try !body(row.rowid, row.bytes) { return } } }
+                for chunk in chunks { for rowid in chunk { if try !body(rowid) { return } } }
             }
         case .rowids(let ids):
-            // One lookup per rowid: the bytes found are handed on, so the body need not search again.
             for rowid in ids {
-                guard let bytes = table.bytes(of: rowid) else { continue }
-                if try !body(rowid, bytes) { return }
+                if try !body(rowid) { return }
             }
         case .rowidRange(let lower, let upper, let reverse):
             guard lower <= upper else { return }
+            let rowids = table.rowids
             if reverse {
-                var position = table.rows.lowerBound { $0.rowid <= upper }
-                while let previous = table.rows.previous(position), let row = table.rows.element(at: previous), row.rowid >= lower {
-                    if try !body(row.rowid, row.bytes) { return }
+                var position = rowids.lowerBound { $0 <= upper }
+                while let previous = rowids.previous(position), let rowid = rowids.element(at: previous), rowid >= lower {
+                    if try !body(rowid) { return }
                     position = previous
                 }
             } else {
-                var position = table.rows.lowerBound { $0.rowid < lower }
-                while let row = table.rows.element(at: position), row.rowid <= upper {
-                    if try !body(row.rowid, row.bytes) { return }
-                    position = table.rows.next(position)
+                var position = rowids.lowerBound { $0 < lower }
+                while let rowid = rowids.element(at: position), rowid <= upper {
+                    if try !body(rowid) { return }
+                    position = rowids.next(position)
                 }
             }
         case .indexRanges(let number, let ranges, let reverse):
             let index = table.indexes[number]
+            let entries = index.entries
             for range in ranges {
-                let start: SortedChunks<IndexEntry>.Position
-                if let lower = range.lower {
-                    start = range.lowerInclusive ? index.entries.lowerBound { index.compareKeys($0.key, lower) < 0 }
-                        : index.entries.lowerBound { index.compareKeys($0.key, lower) <= 0 }
-                } else {
-                    start = index.entries.startPosition
-                }
-                let end: SortedChunks<IndexEntry>.Position
-                if let upper = range.upper {
-                    end = range.upperInclusive ? index.entries.lowerBound { index.compareKeys($0.key, upper) <= 0 }
-                        : index.entries.lowerBound { index.compareKeys($0.key, upper) < 0 }
-                } else {
-                    end = index.entries.endPosition
-                }
+                // Probes compare on their own length: a probe of k columns bounds every entry
+                // whose first k columns equal it.
+                let start = range.lower.map { entries.lowerBound(index.probe($0), orEqual: !range.lowerInclusive) } ?? entries.startPosition
+                let end = range.upper.map { entries.lowerBound(index.probe($0), orEqual: range.upperInclusive) } ?? entries.endPosition
                 if reverse {
                     var position = end
-                    while position != start, let previous = index.entries.previous(position) {
+                    while position != start, let previous = entries.previous(position) {
                         if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
-                        guard let entry = index.entries.element(at: previous) else { break }
-                        if try !body(entry.rowid, nil) { return }
+                        guard let rowid = entries.rowid(at: previous) else { break }
+                        if try !body(rowid) { return }
                         position = previous
                     }
                 } else {
                     var position = start
-                    while position != end, let entry = index.entries.element(at: position) {
-                        if try !body(entry.rowid, nil) { return }
-                        position = index.entries.next(position)
+                    while position != end, let rowid = entries.rowid(at: position) {
+                        if try !body(rowid) { return }
+                        position = entries.next(position)
                     }
                 }
             }

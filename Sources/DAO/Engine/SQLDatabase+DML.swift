@@ -221,8 +221,8 @@ extension SQLDatabase {
         let (path, _) = try Planner(table: table, context: context).choose(where: whereClause, orderBy: nil)
         lastAccess = (path, false)
         var matches: [(Int64, [DAOValue])] = []
-        try scan(table, path) { rowid, known in
-            guard let row = try row(table, rowid, known: known) else { return true }
+        try scan(table, path) { rowid in
+            guard let row = try row(table, rowid) else { return true }
             context.row = row
             context.rowid = rowid
             if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }

@@ -12,35 +12,26 @@ extension SQLDatabase {
         return LogStore.KeySpace(value[0]) | LogStore.KeySpace(value[1]) << 8 | LogStore.KeySpace(value[2]) << 16 | LogStore.KeySpace(value[3]) << 24
     }
 
-    /// Reads the catalog and every table's rows, building rowid orders and indexes, in one
-    /// sequential pass over the store's records.
+    /// Reads the catalog, then the rows of every table in one sequential pass over the store's
+    /// records, building rowid orders and indexes (rows are not kept: statements read them
+    /// through the keydir).
     func loadCatalog() throws {
         guard let space = try existingSpace(named: "dao.catalog") else { return }
         catalogSpace = space
-        // One pass: catalog records, and rows of the library's key spaces (2^31 and up) by
-        // space; those of spaces no table owns are dropped afterwards.
-        var catalogRecords: [([UInt8], [UInt8])] = []
-        var bySpace: [LogStore.KeySpace: [StoredRow]] = [:]
-        var transformed: [(LogStore.KeySpace, [UInt8])] = []
-        try store.forEachRecord { record in
-            guard record.isLive, !record.isTombstone, record.space >= 0x8000_0000, record.space != 0xFFFF_FFFF else { return }
-            // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
-            // read through `get` after the pass.
-            if record.flags & 0x38 != 0 {
-                transformed.append((record.space, record.key))
-            } else if record.space == space {
-                catalogRecords.append((record.key, record.value))
-            } else if let rowid = RowCodec.rowid(key: record.key) {
-                bySpace[record.space, default: []].append(StoredRow(rowid: rowid, bytes: record.value))
+        var loaders: [LogStore.KeySpace: TableLoader] = [:]
+        // A current checkpoint names the tables: their catalog records are read by key, not
+        // by walking the store's whole keydir.
+        let checkpoint = try readCheckpoint()
+        var catalogRecords: [(key: [UInt8], value: [UInt8])] = []
+        if let checkpoint {
+            for part in checkpoint.tables {
+                let key = Array(part.name.utf8)
+                guard let value = try store.get(forKey: key, space: space) else { catalogRecords = []; break }
+                catalogRecords.append((key, value))
             }
         }
-        for (recordSpace, key) in transformed {
-            guard let value = try store.get(forKey: key, space: recordSpace) else { continue }
-            if recordSpace == space {
-                catalogRecords.append((key, value))
-            } else if let rowid = RowCodec.rowid(key: key) {
-                bySpace[recordSpace, default: []].append(StoredRow(rowid: rowid, bytes: value))
-            }
+        if checkpoint == nil || catalogRecords.count != checkpoint?.tables.count {
+            catalogRecords = try store.entries(space: space)
         }
         for (key, value) in catalogRecords {
             let name = String(decoding: key, as: UTF8.self)
@@ -59,53 +50,26 @@ extension SQLDatabase {
             let table = TableState(definition: definition, space: record.space, spaceName: "")
             table.sequence = record.sequence
             tables[name] = table
-            var rows = bySpace.removeValue(forKey: record.space) ?? []
-            rows.sort { $0.rowid < $1.rowid }
-            try buildIndexes(table, rows)
-            table.rows = SortedChunks(sorted: rows)
+            loaders[record.space] = TableLoader(table: table)
         }
-    }
-
-    /// Fills the indexes of `table` from its rows, one index per thread (each decodes only its
-    /// own columns), as attach does for every table.
-    func buildIndexes(_ table: TableState, _ rows: [StoredRow]) throws {
-        let count = table.indexes.count
-        guard count > 0 else { return }
-        let schemas = table.indexes.map(\.schema)
-        let columnCount = table.definition.columns.count
-        let defaults = table.definition.columns.map { column in
-            column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
-        }
-        let alias = table.definition.rowidColumn
-        var built = [[IndexEntry]](repeating: [], count: count)
-        var failures = [Int64?](repeating: nil, count: count)
-        built.withUnsafeMutableBufferPointer { builtBuffer in
-            failures.withUnsafeMutableBufferPointer { failureBuffer in
-                nonisolated(unsafe) let results = builtBuffer
-                nonisolated(unsafe) let failed = failureBuffer
-                DispatchQueue.concurrentPerform(iterations: count) { i in
-                    let schema = schemas[i]
-                    let wanted = Array(Set(schema.columns)).sorted()
-                    var entries: [IndexEntry] = []
-                    entries.reserveCapacity(rows.count)
-                    for row in rows {
-                        guard var values = row.bytes.withUnsafeBytes({ RowCodec.decode($0, columns: wanted) }) else {
-                            failed[i] = row.rowid
-                            return
-                        }
-                        if values.count < columnCount { values.append(contentsOf: defaults[values.count...]) }
-                        if let alias { values[alias] = .integer(row.rowid) }
-                        entries.append(IndexEntry(key: schema.columns.map { values[$0] }, rowid: row.rowid))
-                    }
-                    IndexBuilder.sort(&entries, descending: schema.descending)
-                    results[i] = entries
-                }
+        if let checkpoint, applyCheckpoint(checkpoint) { return }
+        guard !loaders.isEmpty else { return }
+        // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
+        // read through `withValue` after the pass.
+        var transformed: [(TableLoader, [UInt8])] = []
+        try store.forEachRecord { record in
+            guard record.isLive, !record.isTombstone, let loader = loaders[record.space] else { return }
+            if record.flags & 0x38 != 0 {
+                transformed.append((loader, record.key))
+            } else if let rowid = RowCodec.rowid(key: record.key) {
+                record.value.withUnsafeBytes { loader.add(rowid: rowid, bytes: $0) }
             }
         }
-        if let rowid = failures.compactMap({ $0 }).first {
-            throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
+        for (loader, key) in transformed {
+            guard let rowid = RowCodec.rowid(key: key) else { continue }
+            _ = try store.withValue(forKey: key, space: loader.table.space) { loader.add(rowid: rowid, bytes: $0) }
         }
-        for i in 0..<count { table.indexes[i].entries = SortedChunks(sorted: built[i]) }
+        for loader in loaders.values { try loader.finish() }
     }
 
     // MARK: DDL
@@ -137,7 +101,9 @@ extension SQLDatabase {
         }
         if key.hasPrefix("sqlite_") { throw SQLExecutionError("object name reserved for internal use: \(statement.name)") }
         let definition = try TableDefinition(statement)
-        let used = Set(tables.values.map(\.space))
+        // Spaces of tables dropped in this transaction are not reused: their rows are deleted
+        // only by the commit's batch, and statements read rows from the store.
+        let used = Set(tables.values.map(\.space)).union(pendingClears.map(\.space))
         var candidate = "dao.table." + key
         var space = try store.space(named: candidate)
         var suffix = 2
@@ -146,7 +112,7 @@ extension SQLDatabase {
             space = try store.space(named: candidate)
             suffix += 1
         }
-        // A dropped table's rows were deleted in the batch that dropped it: the space is empty.
+        // A table dropped in an earlier commit had its rows deleted in that batch: the space is empty.
         let table = TableState(definition: definition, space: space, spaceName: candidate)
         tables[key] = table
         changeSchema([key]) { [unowned self] in self.tables[key] = nil }
@@ -168,19 +134,16 @@ extension SQLDatabase {
         }
         let schema = try indexSchema(statement, table.definition)
         var index = IndexState(schema: schema)
-        var entries: [IndexEntry] = []
+        var builder = IndexBuilder(descending: schema.descending)
         for rowid in allRowids(table) {
             guard let row = try row(table, rowid) else { continue }
-            entries.append(IndexEntry(key: index.key(of: row), rowid: rowid))
+            builder.add(index.key(of: row), rowid: rowid)
         }
-        IndexBuilder.sort(&entries, descending: schema.descending)
-        if schema.unique {
-            for i in entries.indices.dropFirst() where index.compareKeys(entries[i - 1].key, entries[i].key) == 0
-                && !entries[i].key.contains(where: { if case .null = $0 { return true }; return false }) {
-                throw DAOError.constraint("UNIQUE constraint failed: " + schema.columns.map { "\(table.name).\(table.definition.columns[$0].name)" }.joined(separator: ", "))
-            }
+        let order = builder.sortedOrder()
+        if schema.unique && builder.hasDuplicateKey(order) {
+            throw DAOError.constraint("UNIQUE constraint failed: " + schema.columns.map { "\(table.name).\(table.definition.columns[$0].name)" }.joined(separator: ", "))
         }
-        index.entries = SortedChunks(sorted: entries)
+        index.entries = builder.chunks(order)
         let oldDefinition = table.definition
         table.indexes.append(index)
         table.definition.indexes.append(schema)

@@ -342,8 +342,8 @@ extension SQLDatabase {
                 }
             }
             if let table {
-                try scan(table, path) { rowid, known in
-                    guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
+                try scan(table, path) { rowid in
+                    guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
                     context.rowid = rowid
                     if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                     try accumulate()
@@ -368,8 +368,8 @@ extension SQLDatabase {
                 if try !emit() { break }
             }
         } else if let table {
-            try scan(table, path) { rowid, known in
-                guard try load(table, rowid, columns: compiled.columns, known: known, into: &context.row) else { return true }
+            try scan(table, path) { rowid in
+                guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
                 context.rowid = rowid
                 if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                 return try emit()

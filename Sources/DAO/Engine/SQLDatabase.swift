@@ -16,7 +16,9 @@ import LogStore
 ///
 /// Storage (FORMAT.md "DAO tables"): the catalog is the key space named `dao.catalog`, one
 /// record per table; each table's rows are in their own key space (`dao.table.<name>`), keyed
-/// by rowid. Indexes are built in memory from the rows when the database is attached.
+/// by rowid, and statements read them from the store (no copy of a table in memory: only its
+/// rowids in order and its index entries). The index checkpoint (`checkpoint()`, also written
+/// when the store closes) lets attach skip reading the rows.
 ///
 /// Thread-safe: statements run one at a time; while a transaction is open (BEGIN without
 /// COMMIT or ROLLBACK yet), statements of other threads wait until it ends, so a transaction
@@ -49,6 +51,15 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Row keys to delete at commit (tables dropped in this transaction).
     var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
 
+    /// Whether the store may hold the index checkpoint record (the next commit deletes it).
+    var checkpointRecordPresent = false
+    /// Whether the checkpoint file and record describe the tables as they are.
+    var checkpointCurrent = false
+    var checkpointSpace: LogStore.KeySpace?
+    /// What attach did about the index checkpoint (FORMAT.md "DAO index checkpoint"): empty when
+    /// it loaded the indexes from it or there was none; otherwise why it rebuilt them from the rows.
+    public internal(set) var indexReport: [String] = []
+
     /// Parsed statements by SQL text.
     @exclusivity(unchecked) var statementCache: [String: ParsedStatement] = [:]
 
@@ -70,11 +81,13 @@ public final class SQLDatabase: @unchecked Sendable {
     /// loading the indexes).
     /// - Throws: `StoreError` when the store is closed or its catalog cannot be read;
     ///   `StoreError.corrupt` when a catalog record or row does not decode.
-    /// - Complexity: the first call reads every row of every table: O(rows × indexes × log rows).
+    /// - Complexity: the first call reads the index checkpoint when it is current (O(index
+    ///   bytes)); otherwise every row of every table: O(rows × indexes × log rows).
     public static func attached(to store: LogStore) throws -> SQLDatabase {
         try DatabaseRegistry.shared.database(for: store) {
             let database = SQLDatabase(store: store)
             try database.loadCatalog()
+            store.closeHooks.add { [weak database] in database?.checkpointAtClose() }
             return database
         }
     }
@@ -265,6 +278,10 @@ public final class SQLDatabase: @unchecked Sendable {
                 }
             }
         }
+        // The first change after a checkpoint makes it stale, in the same atomic batch.
+        if checkpointRecordPresent, let checkpointSpace {
+            batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
+        }
         for table in dirtyTables.values {
             for (rowid, bytes) in table.overlay {
                 if let bytes {
@@ -282,6 +299,8 @@ public final class SQLDatabase: @unchecked Sendable {
                 throw error
             }
         }
+        checkpointRecordPresent = false
+        checkpointCurrent = false
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
         undoLog.removeAll(keepingCapacity: true)
         for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: true) }
@@ -299,22 +318,22 @@ public final class SQLDatabase: @unchecked Sendable {
 
     // MARK: Rows
 
-    /// The row `rowid` of `table` as the statement sees it (pending writes first); nil if absent.
-    /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded;
-    /// nil if absent. With `columns` (sorted positions), only those are decoded; the others
-    /// read as NULL.
-    /// `known` is the row's bytes when the caller already holds them (a scan in rowid order).
-    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil, known: [UInt8]? = nil) throws -> [DAOValue]? {
-        rowsVisited += 1
-        guard let bytes = known ?? table.bytes(of: rowid) else { return nil }
+    /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded
+    /// from the store's record (or the statement's pending bytes); nil if absent. With
+    /// `columns` (sorted positions), only those are decoded; the others read as NULL.
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
         if let columns, columns.isEmpty {
+            guard table.contains(rowid: rowid) else { return nil }
             var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+            rowsVisited += 1
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
             return values
         }
-        let decoded = bytes.withUnsafeBytes { buffer in
+        let found = try table.withBytes(of: rowid, in: store) { buffer in
             columns.map { RowCodec.decode(buffer, columns: $0) } ?? RowCodec.decode(buffer)
         }
+        guard let decoded = found else { return nil }
+        rowsVisited += 1
         guard var values = decoded else {
             throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode")
         }
@@ -324,21 +343,27 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Decodes row `rowid` into `values` in place (one slot per column; columns not asked for
     /// are left as they are, NULL when the caller started from NULLs). False when absent.
-    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, known: [UInt8]?, into values: inout [DAOValue]) throws -> Bool {
-        rowsVisited += 1
-        guard let bytes = known ?? table.bytes(of: rowid) else { return false }
+    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, into values: inout [DAOValue]) throws -> Bool {
         if values.count != table.definition.columns.count {
             values = [DAOValue](repeating: .null, count: table.definition.columns.count)
         }
-        if columns?.isEmpty != true {
-            let stored = bytes.withUnsafeBytes { RowCodec.decode($0, columns: columns, into: &values) }
-            guard let stored else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
-            if stored < values.count {
-                // Columns added after the row was written read as their defaults.
-                let definitions = table.definition.columns
-                for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
-                    values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
-                }
+        let stored: Int?
+        if columns?.isEmpty == true {
+            // No column needed: only whether the row exists (the rowid order says).
+            guard table.contains(rowid: rowid) else { return false }
+            stored = values.count
+        } else {
+            let found = try table.withBytes(of: rowid, in: store) { RowCodec.decode($0, columns: columns, into: &values) }
+            guard let found else { return false }
+            guard let found else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
+            stored = found
+        }
+        rowsVisited += 1
+        if let stored, stored < values.count {
+            // Columns added after the row was written read as their defaults.
+            let definitions = table.definition.columns
+            for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
+                values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
             }
         }
         if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
@@ -365,10 +390,10 @@ public final class SQLDatabase: @unchecked Sendable {
         let previous = table.overlay[rowid]
         table.overlay[rowid] = .some(bytes)
         markDirty(table)
-        table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
+        table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)
         undoLog.append { [unowned table] in
-            table.removeStored(rowid)
+            table.removeRowid(rowid)
             table.removeFromIndexes(rowid: rowid, row: row)
             table.overlay[rowid] = previous
         }
@@ -378,10 +403,10 @@ public final class SQLDatabase: @unchecked Sendable {
         let previous = table.overlay[rowid]
         table.overlay[rowid] = .some(nil)
         markDirty(table)
-        let bytes = table.removeStored(rowid) ?? RowCodec.encode(row, skipping: table.definition.rowidColumn)
+        table.removeRowid(rowid)
         table.removeFromIndexes(rowid: rowid, row: row)
         undoLog.append { [unowned table] in
-            table.insertStored(StoredRow(rowid: rowid, bytes: bytes))
+            table.insertRowid(rowid)
             table.insertIntoIndexes(rowid: rowid, row: row)
             table.overlay[rowid] = previous
         }

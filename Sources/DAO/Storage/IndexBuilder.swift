@@ -4,55 +4,88 @@ import Glibc
 import Darwin
 #endif
 
-/// Sorts the entries of an index being built (at attach or CREATE INDEX) into index order.
-///
-/// Comparing entries through their `[DAOValue]` keys costs retains and releases on every
-/// comparison; for the common one-column indexes whose keys are all integers, or all text,
-/// the sort runs on flat (key, rowid) pairs instead: integers directly, text by an 8-byte
-/// big-endian prefix with the full bytes compared only on ties.
-enum IndexBuilder {
-    static func sort(_ entries: inout [IndexEntry], descending: [Bool]) {
-        guard descending.count == 1, !entries.isEmpty else {
-            entries.sort { IndexState.less($0, $1, descending) }
-            return
+/// Collects the entries of an index being built (at attach or CREATE INDEX) in one flat byte
+/// arena, then sorts them into a `KeyChunks`: a permutation sorted on each entry's first 8
+/// bytes as an integer, with memcmp of the whole entries only on ties.
+struct IndexBuilder {
+    let descending: [Bool]
+    private var bytes: [UInt8] = []
+    private var ends: [Int] = []
+    /// Per entry: whether a key column is NULL (NULLs never clash in a unique index).
+    private var hasNull: [Bool] = []
+
+    init(descending: [Bool]) { self.descending = descending }
+
+    var count: Int { ends.count }
+
+    /// Adds the entry of a row whose key columns are `key`.
+    mutating func add(_ key: [DAOValue], rowid: Int64) {
+        var null = false
+        for (i, value) in key.enumerated() {
+            if case .null = value { null = true }
+            IndexKeyCodec.append(value, descending: descending[i], to: &bytes)
         }
-        let reverse = descending[0]
-        if entries.allSatisfy({ if case .integer = $0.key[0] { return true }; return false }) {
-            var pairs = entries.map { entry -> (Int64, Int64) in
-                if case .integer(let k) = entry.key[0] { return (k, entry.rowid) }
-                return (0, entry.rowid)
-            }
-            pairs.sort { a, b in
-                if a.0 != b.0 { return reverse ? a.0 > b.0 : a.0 < b.0 }
-                return a.1 < b.1
-            }
-            entries = pairs.map { IndexEntry(key: [.integer($0.0)], rowid: $0.1) }
-            return
+        IndexKeyCodec.appendRowid(rowid, to: &bytes)
+        ends.append(bytes.count)
+        hasNull.append(null)
+    }
+
+    /// Adds the entry of a row: its `columns` of `values` (one slot per table column).
+    mutating func add(columns: [Int], of values: [DAOValue], rowid: Int64) {
+        var null = false
+        for (i, column) in columns.enumerated() {
+            if case .null = values[column] { null = true }
+            IndexKeyCodec.append(values[column], descending: descending[i], to: &bytes)
         }
-        if entries.allSatisfy({ if case .text = $0.key[0] { return true }; return false }) {
-            var texts: [String] = []
-            texts.reserveCapacity(entries.count)
-            for entry in entries { if case .text(let t) = entry.key[0] { texts.append(t) } }
-            var prefixes: [UInt64] = texts.map { text in
+        IndexKeyCodec.appendRowid(rowid, to: &bytes)
+        ends.append(bytes.count)
+        hasNull.append(null)
+    }
+
+    /// The entries' positions in index order.
+    func sortedOrder() -> [Int32] {
+        var order = Array(0..<Int32(ends.count))
+        let ends = self.ends
+        let prefixes: [UInt64] = bytes.withUnsafeBytes { b in
+            (0..<ends.count).map { i in
+                let start = i == 0 ? 0 : ends[i - 1]
                 var prefix: UInt64 = 0
-                var count = 0
-                for byte in text.utf8.prefix(8) { prefix = prefix << 8 | UInt64(byte); count += 1 }
-                return prefix << (8 * UInt64(8 - count))
+                for k in 0..<8 { prefix = prefix << 8 | UInt64(start + k < ends[i] ? b[start + k] : 0) }
+                return prefix
             }
-            var order = Array(0..<Int32(entries.count))
-            let rowids = entries.map(\.rowid)
-            prefixes.withUnsafeMutableBufferPointer { prefix in
-                order.sort { a, b in
-                    let pa = prefix[Int(a)], pb = prefix[Int(b)]
-                    var c = pa < pb ? -1 : (pa > pb ? 1 : 0)
-                    if c == 0 { c = SQLValues.compareText(texts[Int(a)], texts[Int(b)]) }
-                    if c != 0 { return reverse ? c > 0 : c < 0 }
-                    return rowids[Int(a)] < rowids[Int(b)]
+        }
+        bytes.withUnsafeBytes { b in
+            prefixes.withUnsafeBufferPointer { prefix in
+                order.sort { x, y in
+                    let px = prefix[Int(x)], py = prefix[Int(y)]
+                    if px != py { return px < py }
+                    return IndexKeyCodec.compare(entry(Int(x), b, ends), entry(Int(y), b, ends)) < 0
                 }
             }
-            entries = order.map { entries[Int($0)] }
-            return
         }
-        entries.sort { IndexState.less($0, $1, descending) }
+        return order
+    }
+
+    /// Whether two entries in `order` have equal keys without a NULL (a UNIQUE violation).
+    func hasDuplicateKey(_ order: [Int32]) -> Bool {
+        bytes.withUnsafeBytes { b in
+            for k in order.indices.dropFirst() {
+                let x = Int(order[k - 1]), y = Int(order[k])
+                if hasNull[x] { continue }
+                let ex = entry(x, b, ends), ey = entry(y, b, ends)
+                let kx = UnsafeRawBufferPointer(rebasing: ex[0..<(ex.count - 8)])
+                let ky = UnsafeRawBufferPointer(rebasing: ey[0..<(ey.count - 8)])
+                if kx.count == ky.count && IndexKeyCodec.compare(kx, ky) == 0 { return true }
+            }
+            return false
+        }
+    }
+
+    /// The entries in `order` as index chunks.
+    func chunks(_ order: [Int32]) -> KeyChunks { KeyChunks(bytes: bytes, ends: ends, order: order) }
+
+    @inline(__always)
+    private func entry(_ i: Int, _ b: UnsafeRawBufferPointer, _ ends: [Int]) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(rebasing: b[(i == 0 ? 0 : ends[i - 1])..<ends[i]])
     }
 }

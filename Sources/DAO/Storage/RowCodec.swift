@@ -11,8 +11,8 @@ enum RowCodec {
     static let formatVersion: UInt8 = 1
 
     static func key(rowid: Int64) -> [UInt8] {
-        let bits = UInt64(bitPattern: rowid) ^ (1 << 63)
-        return (0..<8).map { UInt8(truncatingIfNeeded: bits >> (56 - 8 * UInt64($0))) }
+        let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
+        return withUnsafeBytes(of: bits) { [UInt8]($0) }
     }
 
     static func rowid(key: [UInt8]) -> Int64? {

@@ -1,12 +1,6 @@
-/// One entry of an index: the indexed column values of a row, and its rowid.
-struct IndexEntry: Sendable {
-    var key: [DAOValue]
-    var rowid: Int64
-}
-
 /// An ordered multiset kept in chunks of at most `chunkLimit` sorted elements: O(log n) search,
 /// insert and delete cost O(log n + chunk), in-order scans in both directions. Used for the
-/// rowid order of a table (Element = Int64) and for each index (Element = IndexEntry).
+/// rowid order of a table (Element = Int64); indexes use `KeyChunks`.
 struct SortedChunks<Element: Sendable>: Sendable {
     private(set) var chunks: [[Element]] = []
     private(set) var count = 0

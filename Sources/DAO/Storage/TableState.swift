@@ -1,20 +1,10 @@
 import LogStore
 
-/// An index in memory: its definition and its entries in index order.
+/// An index in memory: its definition and its entries (memcomparable bytes, `IndexKeyCodec`)
+/// in index order.
 struct IndexState: Sendable {
     var schema: IndexSchema
-    var entries = SortedChunks<IndexEntry>()
-
-    /// Entry order: key columns in their directions, then rowid.
-    @inline(__always)
-    func less(_ a: IndexEntry, _ b: IndexEntry) -> Bool { IndexState.less(a, b, schema.descending) }
-
-    @inline(__always)
-    static func less(_ a: IndexEntry, _ b: IndexEntry, _ descending: [Bool]) -> Bool {
-        let c = compareKeys(a.key, b.key, descending)
-        if c != 0 { return c < 0 }
-        return a.rowid < b.rowid
-    }
+    var entries = KeyChunks()
 
     /// Compares two keys (or a key and a shorter probe prefix: only the common columns count).
     @inline(__always)
@@ -31,44 +21,46 @@ struct IndexState: Sendable {
 
     func key(of row: [DAOValue]) -> [DAOValue] { schema.columns.map { row[$0] } }
 
-    mutating func insert(_ entry: IndexEntry) {
-        let descending = schema.descending
-        entries.insert(entry) { IndexState.less($0, entry, descending) }
+    /// The encoded probe of the leading key columns `key`.
+    func probe(_ key: [DAOValue]) -> [UInt8] { IndexKeyCodec.probe(key, descending: schema.descending) }
+
+    func entry(rowid: Int64, row: [DAOValue]) -> [UInt8] {
+        IndexKeyCodec.entry(key(of: row), rowid: rowid, descending: schema.descending)
     }
 
-    mutating func remove(_ entry: IndexEntry) {
-        let position = entries.lowerBound { less($0, entry) }
-        if let found = entries.element(at: position), found.rowid == entry.rowid { entries.remove(at: position) }
-    }
+    mutating func insert(rowid: Int64, row: [DAOValue]) { entries.insert(entry(rowid: rowid, row: row)) }
+
+    mutating func remove(rowid: Int64, row: [DAOValue]) { entries.remove(entry(rowid: rowid, row: row)) }
 
     /// Rowids of entries whose key equals `key` on all of its columns (a prefix probe allowed).
     func rowids(matching key: [DAOValue]) -> [Int64] {
+        let probe = probe(key)
         var result: [Int64] = []
-        var position = entries.lowerBound { compareKeys($0.key, key) < 0 }
-        while let entry = entries.element(at: position), compareKeys(entry.key, key) == 0 {
-            result.append(entry.rowid)
+        var position = entries.lowerBound(probe)
+        while let rowid = entries.withEntry(at: position, { entry -> Int64? in
+            probe.withUnsafeBytes { IndexKeyCodec.compare(entry, $0) == 0 } ? IndexKeyCodec.rowid(ofEntry: entry) : nil
+        }), let rowid {
+            result.append(rowid)
             position = entries.next(position)
         }
         return result
     }
 }
 
-/// A row as stored: its rowid and its encoded bytes (FORMAT.md "DAO tables" row value).
-struct StoredRow: Sendable {
-    var rowid: Int64
-    var bytes: [UInt8]
-}
-
-/// One table in memory: definition, key space, its rows in rowid order (encoded, as stored,
-/// decoded when read), indexes. The store holds the same rows durably; rows changed since the
-/// last commit are listed in `overlay` for the next write batch.
+/// One table in memory: definition, key space, the rowids of its rows in order (8 bytes a row;
+/// the rows themselves stay in the store and are read through its keydir when a statement needs
+/// them), indexes. Rows changed since the last commit are in `overlay` for the next write batch,
+/// and statements read them there first.
+///
+/// Invariant: the rowids in `rowids` are exactly the rows of `space` in the store, with
+/// `overlay` applied.
 final class TableState: @unchecked Sendable {
     // Exclusivity unchecked on what every statement reads: tables are only touched under the
     // database's statement lock, and the dynamic checks cost on every row lookup.
     @exclusivity(unchecked) var definition: TableDefinition
     var space: LogStore.KeySpace
     var spaceName: String
-    @exclusivity(unchecked) var rows = SortedChunks<StoredRow>()
+    @exclusivity(unchecked) var rowids = SortedChunks<Int64>()
     @exclusivity(unchecked) var indexes: [IndexState]
     /// Largest rowid ever handed out by AUTOINCREMENT (SQLite's sqlite_sequence).
     var sequence: Int64 = 0
@@ -84,51 +76,66 @@ final class TableState: @unchecked Sendable {
 
     var name: String { definition.name }
 
-    /// The encoded row `rowid`, or nil. O(log n).
-    func bytes(of rowid: Int64) -> [UInt8]? {
-        let position = rows.lowerBound { $0.rowid < rowid }
-        guard let row = rows.element(at: position), row.rowid == rowid else { return nil }
-        return row.bytes
+    /// Calls `body` with the encoded row `rowid` as the running statement sees it (its pending
+    /// writes first, then the store's record, lent from the mapped segment without a copy);
+    /// nil when there is no such row. O(1) expected (a keydir lookup).
+    /// - Throws: `StoreError` from the store (a closed store, a record that fails its checksum).
+    @inline(__always)
+    func withBytes<Result>(of rowid: Int64, in store: LogStore, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        if !overlay.isEmpty, let pending = overlay[rowid] {
+            guard let pending else { return nil }
+            return try pending.withUnsafeBytes(body)
+        }
+        // The row key is written into one reused buffer: no allocation per row read.
+        let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
+        withUnsafeBytes(of: bits) { source in keyBuffer.withUnsafeMutableBytes { $0.copyMemory(from: source) } }
+        return try store.withValue(forKey: keyBuffer, space: space, body)
     }
+
+    /// The row key of the last row read (`withBytes`), reused from one read to the next.
+    @exclusivity(unchecked) private var keyBuffer = [UInt8](repeating: 0, count: 8)
 
     func contains(rowid: Int64) -> Bool {
-        let position = rows.lowerBound { $0.rowid < rowid }
-        return rows.element(at: position)?.rowid == rowid
+        let position = rowids.lowerBound { $0 < rowid }
+        return rowids.element(at: position) == rowid
     }
 
-    var maxRowid: Int64? { rows.last?.rowid }
+    var maxRowid: Int64? { rowids.last }
 
     func insertIntoIndexes(rowid: Int64, row: [DAOValue]) {
-        for i in indexes.indices { indexes[i].insert(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
+        for i in indexes.indices { indexes[i].insert(rowid: rowid, row: row) }
     }
 
     func removeFromIndexes(rowid: Int64, row: [DAOValue]) {
-        for i in indexes.indices { indexes[i].remove(IndexEntry(key: indexes[i].key(of: row), rowid: rowid)) }
+        for i in indexes.indices { indexes[i].remove(rowid: rowid, row: row) }
     }
 
-    func insertStored(_ row: StoredRow) {
-        if let last = rows.last, last.rowid >= row.rowid {
-            let rowid = row.rowid
-            rows.insert(row) { $0.rowid < rowid }
+    func insertRowid(_ rowid: Int64) {
+        if let last = rowids.last, last >= rowid {
+            rowids.insert(rowid) { $0 < rowid }
         } else {
-            rows.append(row)
+            rowids.append(rowid)
         }
     }
 
-    /// Removes the row and returns its bytes.
-    @discardableResult
-    func removeStored(_ rowid: Int64) -> [UInt8]? {
-        let position = rows.lowerBound { $0.rowid < rowid }
-        guard let row = rows.element(at: position), row.rowid == rowid else { return nil }
-        rows.remove(at: position)
-        return row.bytes
+    func removeRowid(_ rowid: Int64) {
+        let position = rowids.lowerBound { $0 < rowid }
+        if rowids.element(at: position) == rowid { rowids.remove(at: position) }
+    }
+
+    /// Bytes of memory the table's order structures hold (rowids and index entries with their
+    /// offsets; no row bytes): what a table costs the heap.
+    var memoryFootprint: Int {
+        rowids.count * 8 + indexes.reduce(0) { total, index in
+            index.entries.chunks.reduce(total) { $0 + $1.bytes.count + $1.ends.count * 4 }
+        }
     }
 
     /// Every rowid, in order.
     var allRowids: [Int64] {
         var result: [Int64] = []
-        result.reserveCapacity(rows.count)
-        for chunk in rows.chunks { for row in chunk { result.append(row.rowid) } }
+        result.reserveCapacity(rowids.count)
+        for chunk in rowids.chunks { result.append(contentsOf: chunk) }
         return result
     }
 }

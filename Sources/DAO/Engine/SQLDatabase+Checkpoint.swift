@@ -1,0 +1,131 @@
+import Foundation
+import LogStore
+
+/// The index checkpoint (FORMAT.md "DAO index checkpoint"): `checkpoint()` writes every
+/// table's rowid order and indexes to the file `dao-indexes`, then a record naming the file's
+/// stamp; the first commit after it deletes that record in its own batch. Attach loads the file
+/// instead of reading the rows only when the record is there and names the file's stamp, so a
+/// file is used only while no statement has changed the tables since it was written.
+extension SQLDatabase {
+    static let checkpointSpaceName = "dao.checkpoint"
+    static let checkpointKey = Array("indexes".utf8)
+
+    /// Writes the index checkpoint, so that the next attach of this store opens its tables
+    /// without reading their rows (the rowid orders and indexes come from the file). Call it
+    /// when the application goes idle (`LogStore.close()` writes one too); it costs a write of
+    /// every index (O(rows × indexes)), and does nothing when nothing changed since the last one.
+    /// The file is derived data: when it is missing, damaged or older than the tables, attach
+    /// rebuilds from the rows and says so in `indexReport`.
+    /// - Throws: `SQLExecutionError` inside a transaction; `StoreError.readOnly` on a read-only
+    ///   store; `StoreError` from writing the file or the record (then the next attach
+    ///   rebuilds from the rows; no row is affected).
+    public func checkpoint() throws {
+        try withStatementLock {
+            guard !explicitTransaction else { throw SQLExecutionError("cannot checkpoint within a transaction") }
+            guard !store.options.readOnly else { throw StoreError.readOnly }
+            try writeCheckpoint()
+        }
+    }
+
+    /// The checkpoint `LogStore.close()` writes: skipped while a transaction is open (its
+    /// changes are not the tables'), on a read-only store, and after a failed fsync; a failure
+    /// only means the next attach reads the rows.
+    func checkpointAtClose() {
+        condition.lock()
+        defer { condition.unlock() }
+        guard transactionOwner == nil, !explicitTransaction, !store.options.readOnly else { return }
+        try? writeCheckpoint()
+    }
+
+    /// Writes the file and the record. Caller holds the statement lock, outside a transaction.
+    private func writeCheckpoint() throws {
+        try store.checkNoFailedSync()
+        // Nothing to do when it is current, or when there are no tables and never was a record.
+        if checkpointCurrent || (tables.isEmpty && !checkpointRecordPresent) { return }
+        let stamp = UInt64.random(in: 1...UInt64.max)
+        let ordered = tables.values.sorted { $0.space < $1.space }
+        guard let bytes = IndexCheckpointFile.encode(stamp: stamp, tables: ordered) else { return }
+        let directory = store.directory.path
+        let path = directory + "/" + IndexCheckpointFile.name
+        let temporary = path + ".tmp"
+        do {
+            let file = try SystemFile(path: temporary, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
+            try file.write(bytes, at: 0)
+            try file.syncData()
+        }
+        try Directory.rename(temporary, path)
+        try Directory.sync(directory)
+        // The record goes after the file is durable: a record never names a file that is
+        // not all there.
+        let space = try store.space(named: Self.checkpointSpaceName)
+        checkpointSpace = space
+        var record: [UInt8] = [2]
+        for shift in stride(from: 0, through: 56, by: 8) { record.append(UInt8(truncatingIfNeeded: stamp >> UInt64(shift))) }
+        checkpointRecordPresent = true
+        try store.put(record, forKey: Self.checkpointKey, space: space)
+        checkpointCurrent = true
+    }
+
+    /// The checkpoint file, when the store's record names it and it reads back whole; nil (with
+    /// the reason in `indexReport` when there is one) when the rows must be read instead.
+    func readCheckpoint() throws -> (stamp: UInt64, tables: [IndexCheckpointFile.Table])? {
+        let path = store.directory.path + "/" + IndexCheckpointFile.name
+        guard let space = try existingSpace(named: Self.checkpointSpaceName),
+              let record = try store.get(forKey: Self.checkpointKey, space: space) else {
+            if Directory.exists(path) {
+                indexReport.append("\(IndexCheckpointFile.name) is older than the tables' last change: indexes rebuilt from the rows")
+            }
+            return nil
+        }
+        checkpointSpace = space
+        checkpointRecordPresent = true
+        guard record.count == 9, record[0] == 2 else {
+            indexReport.append("index checkpoint record of \(record.count) bytes not understood: indexes rebuilt from the rows")
+            return nil
+        }
+        var stamp: UInt64 = 0
+        for i in (1...8).reversed() { stamp = stamp << 8 | UInt64(record[i]) }
+        guard Directory.exists(path) else {
+            indexReport.append("\(IndexCheckpointFile.name) is missing: indexes rebuilt from the rows")
+            return nil
+        }
+        let decoded: (stamp: UInt64, tables: [IndexCheckpointFile.Table])
+        do {
+            decoded = try IndexCheckpointFile.decode(try SystemFile(path: path, flags: O_RDONLY).readAll())
+        } catch {
+            indexReport.append("\(IndexCheckpointFile.name) unreadable (\(error)): indexes rebuilt from the rows")
+            return nil
+        }
+        guard decoded.stamp == stamp else {
+            indexReport.append("\(IndexCheckpointFile.name) is not the checkpoint the store names: indexes rebuilt from the rows")
+            return nil
+        }
+        return decoded
+    }
+
+    /// Gives the tables just read from the catalog their rowid orders and indexes from the
+    /// checkpoint. False (with the reason in `indexReport`) when it does not describe exactly
+    /// these tables and indexes: the rows must be read instead.
+    func applyCheckpoint(_ decoded: (stamp: UInt64, tables: [IndexCheckpointFile.Table])) -> Bool {
+        var bySpace: [LogStore.KeySpace: TableState] = [:]
+        for table in tables.values { bySpace[table.space] = table }
+        let matches = decoded.tables.count == bySpace.count && decoded.tables.allSatisfy { part in
+            guard let table = bySpace[part.space], table.name.lowercased() == part.name,
+                  part.indexes.count == table.indexes.count else { return false }
+            return zip(part.indexes, table.indexes).allSatisfy { $0.name == $1.schema.name && $0.ends.count == part.rowids.count }
+        }
+        guard matches else {
+            indexReport.append("\(IndexCheckpointFile.name) does not match the catalog: indexes rebuilt from the rows")
+            return false
+        }
+        for part in decoded.tables {
+            guard let table = bySpace[part.space] else { continue }
+            table.rowids = SortedChunks(sorted: part.rowids)
+            for (i, index) in part.indexes.enumerated() {
+                table.indexes[i].entries = KeyChunks(sortedBytes: index.bytes, ends: index.ends)
+            }
+        }
+        checkpointCurrent = true
+        return true
+    }
+}

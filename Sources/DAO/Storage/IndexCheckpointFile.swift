@@ -1,0 +1,154 @@
+import CChecksum
+import Foundation
+import LogStore
+
+/// The index checkpoint file `dao-indexes` in the store's directory (FORMAT.md "DAO index
+/// checkpoint"): every table's rowid order and index entries as of one checkpoint, so attach
+/// can skip reading the rows. Derived data: whatever is wrong with it, attach rebuilds from
+/// the rows.
+enum IndexCheckpointFile {
+    static let name = "dao-indexes"
+    static let magic = Array("USDAOIDX".utf8)
+    static let formatVersion: UInt32 = 2
+
+    /// One table's part of the file.
+    struct Table {
+        var space: UInt32
+        /// The table's catalog key (its lower-cased name).
+        var name: String
+        var rowids: [Int64]
+        /// Per index: its name, its entries' flat bytes and end offsets (ascending order).
+        var indexes: [(name: String, bytes: [UInt8], ends: [UInt32])]
+    }
+
+    /// The file's bytes for `tables`, stamped with `stamp`; nil when an index's entries exceed
+    /// the u32 offsets (4 GiB), which then stays without a checkpoint.
+    static func encode(stamp: UInt64, tables: [TableState]) -> [UInt8]? {
+        var out = magic
+        append32(formatVersion, &out)
+        append64(stamp, &out)
+        append32(UInt32(tables.count), &out)
+        for table in tables {
+            append32(table.space, &out)
+            let catalogKey = Array(table.name.lowercased().utf8)
+            append32(UInt32(catalogKey.count), &out)
+            out.append(contentsOf: catalogKey)
+            append64(UInt64(table.rowids.count), &out)
+            out.reserveCapacity(out.count + table.rowids.count * 8)
+            for chunk in table.rowids.chunks { for rowid in chunk { append64(UInt64(bitPattern: rowid), &out) } }
+            append32(UInt32(table.indexes.count), &out)
+            for index in table.indexes {
+                let name = Array(index.schema.name.utf8)
+                append32(UInt32(name.count), &out)
+                out.append(contentsOf: name)
+                var total: UInt64 = 0
+                var ends: [UInt32] = []
+                ends.reserveCapacity(index.entries.count)
+                for chunk in index.entries.chunks {
+                    guard total + UInt64(chunk.bytes.count) <= UInt64(UInt32.max) else { return nil }
+                    for end in chunk.ends { ends.append(UInt32(total) + UInt32(end)) }
+                    total += UInt64(chunk.bytes.count)
+                }
+                append64(UInt64(ends.count), &out)
+                append64(total, &out)
+                for end in ends { append32(end, &out) }
+                for chunk in index.entries.chunks { out.append(contentsOf: chunk.bytes) }
+            }
+        }
+        let crc = out.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }
+        append32(crc, &out)
+        return out
+    }
+
+    /// Decodes a file; throws `corrupt` saying what is wrong.
+    static func decode(_ bytes: [UInt8]) throws -> (stamp: UInt64, tables: [Table]) {
+        try bytes.withUnsafeBytes { raw -> (UInt64, [Table]) in
+            guard raw.count >= 28 else { throw StoreError.corrupt("\(name): \(raw.count) bytes, too short") }
+            let body = raw.count - 4
+            let crc = cs_crc32c_extend(0, raw.baseAddress, body)
+            var reader = Reader(raw: raw, position: body)
+            guard try reader.u32() == crc else { throw StoreError.corrupt("\(name): checksum mismatch") }
+            reader = Reader(raw: UnsafeRawBufferPointer(rebasing: raw[0..<body]), position: 0)
+            guard Array(try reader.bytes(8)) == magic else { throw StoreError.corrupt("\(name): bad magic") }
+            let version = try reader.u32()
+            guard version == formatVersion else { throw StoreError.corrupt("\(name): format version \(version), expected \(formatVersion)") }
+            let stamp = try reader.u64()
+            var tables: [Table] = []
+            for _ in 0..<(try reader.u32()) {
+                let space = try reader.u32()
+                let tableName = String(decoding: try reader.bytes(try reader.count(1)), as: UTF8.self)
+                let count = try reader.count(8)
+                var rowids: [Int64] = []
+                rowids.reserveCapacity(count)
+                var previous: Int64?
+                for _ in 0..<count {
+                    let rowid = Int64(bitPattern: try reader.u64())
+                    if let previous, previous >= rowid { throw StoreError.corrupt("\(name): rowids of space \(space) out of order") }
+                    previous = rowid
+                    rowids.append(rowid)
+                }
+                var indexes: [(String, [UInt8], [UInt32])] = []
+                for _ in 0..<(try reader.u32()) {
+                    let nameBytes = try reader.bytes(try reader.count(1))
+                    let entries = try reader.count(4)
+                    let total = try reader.u64()
+                    var ends: [UInt32] = []
+                    ends.reserveCapacity(entries)
+                    var last: UInt32 = 0
+                    for _ in 0..<entries {
+                        let end = try reader.u32()
+                        // Every entry ends with its 8-byte row key.
+                        guard UInt64(end) >= UInt64(last) + 8, UInt64(end) <= total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
+                        last = end
+                        ends.append(end)
+                    }
+                    guard UInt64(last) == total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
+                    let arena = Array(try reader.bytes(Int(total)))
+                    indexes.append((String(decoding: nameBytes, as: UTF8.self), arena, ends))
+                }
+                tables.append(Table(space: space, name: tableName, rowids: rowids, indexes: indexes))
+            }
+            guard reader.position == body else { throw StoreError.corrupt("\(name): \(body - reader.position) bytes after the last table") }
+            return (stamp, tables)
+        }
+    }
+
+    private struct Reader {
+        let raw: UnsafeRawBufferPointer
+        var position: Int
+
+        mutating func bytes(_ n: Int) throws -> UnsafeRawBufferPointer {
+            guard n >= 0, n <= raw.count - position else { throw StoreError.corrupt("\(IndexCheckpointFile.name): truncated at byte \(position)") }
+            defer { position += n }
+            return UnsafeRawBufferPointer(rebasing: raw[position..<(position + n)])
+        }
+
+        mutating func u32() throws -> UInt32 {
+            let b = try bytes(4)
+            return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+        }
+
+        mutating func u64() throws -> UInt64 {
+            let low = UInt64(try u32())
+            return low | UInt64(try u32()) << 32
+        }
+
+        /// A u64 (or u32 when `unit` is 1: a name length) count of items of `unit` bytes that
+        /// must fit in what is left.
+        mutating func count(_ unit: Int) throws -> Int {
+            let value = unit == 1 ? UInt64(try u32()) : try u64()
+            guard value <= UInt64(raw.count - position) / UInt64(unit) else {
+                throw StoreError.corrupt("\(IndexCheckpointFile.name): count \(value) at byte \(position) exceeds the file")
+            }
+            return Int(value)
+        }
+    }
+
+    private static func append32(_ value: UInt32, _ out: inout [UInt8]) {
+        for shift in stride(from: 0, through: 24, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+    }
+
+    private static func append64(_ value: UInt64, _ out: inout [UInt8]) {
+        for shift in stride(from: 0, through: 56, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+}

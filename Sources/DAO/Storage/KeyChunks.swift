@@ -1,0 +1,163 @@
+/// The entries of one index in order: memcmp-ordered byte strings (`IndexKeyCodec` entries,
+/// unique because each ends with its rowid) kept in chunks of at most `chunkLimit` entries, each
+/// chunk one flat byte arena plus the end offset of every entry. No object per entry: an
+/// entry costs its bytes and 4 bytes of offset. Search O(log n), insert and delete
+/// O(log n + chunk bytes), scans in both directions.
+struct KeyChunks: Sendable {
+    /// One chunk: entry i is `bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]]`.
+    struct Chunk: Sendable {
+        var bytes: [UInt8] = []
+        var ends: [Int32] = []
+
+        @inline(__always) func start(_ i: Int) -> Int { i == 0 ? 0 : Int(ends[i - 1]) }
+
+        @inline(__always)
+        func withEntry<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            let start = start(i), end = Int(ends[i])
+            return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+        }
+    }
+
+    private(set) var chunks: [Chunk] = []
+    private(set) var count = 0
+    static var chunkLimit: Int { 256 }
+
+    /// A position: chunk and entry inside it.
+    struct Position: Equatable { var chunk: Int; var index: Int }
+
+    init() {}
+
+    /// Builds from `entries` (flat bytes and end offsets) taken in the order `order`, which
+    /// must be ascending.
+    init(bytes: [UInt8], ends: [Int], order: [Int32]) {
+        var chunk = Chunk()
+        let fill = Self.chunkLimit * 3 / 4
+        for position in order {
+            let i = Int(position)
+            let start = i == 0 ? 0 : ends[i - 1]
+            chunk.bytes.append(contentsOf: bytes[start..<ends[i]])
+            chunk.ends.append(Int32(chunk.bytes.count))
+            if chunk.ends.count == fill {
+                chunks.append(chunk)
+                chunk = Chunk()
+            }
+        }
+        if !chunk.ends.isEmpty { chunks.append(chunk) }
+        count = order.count
+    }
+
+    /// Builds from one flat arena of entries already in order (`ends`: each entry's end offset).
+    init(sortedBytes bytes: [UInt8], ends: [UInt32]) {
+        let fill = Self.chunkLimit * 3 / 4
+        var first = 0
+        while first < ends.count {
+            let last = min(first + fill, ends.count)
+            let base = first == 0 ? 0 : Int(ends[first - 1])
+            let top = Int(ends[last - 1])
+            chunks.append(Chunk(bytes: Array(bytes[base..<top]), ends: ends[first..<last].map { Int32(Int($0) - base) }))
+            first = last
+        }
+        count = ends.count
+    }
+
+    /// The first position whose entry is not below `probe` (compared on the probe's length),
+    /// or, with `orEqual`, the first whose entry is above it.
+    func lowerBound(_ probe: [UInt8], orEqual: Bool = false) -> Position {
+        probe.withUnsafeBytes { p in
+            let isBefore: (UnsafeRawBufferPointer) -> Bool = { entry in
+                let c = IndexKeyCodec.compare(entry, p)
+                return orEqual ? c <= 0 : c < 0
+            }
+            var low = 0, high = chunks.count
+            while low < high {
+                let mid = (low + high) >> 1
+                let chunk = chunks[mid]
+                if chunk.withEntry(chunk.ends.count - 1, isBefore) { low = mid + 1 } else { high = mid }
+            }
+            guard low < chunks.count else { return Position(chunk: chunks.count, index: 0) }
+            let chunk = chunks[low]
+            var l = 0, h = chunk.ends.count
+            while l < h {
+                let m = (l + h) >> 1
+                if chunk.withEntry(m, isBefore) { l = m + 1 } else { h = m }
+            }
+            return Position(chunk: low, index: l)
+        }
+    }
+
+    var startPosition: Position { Position(chunk: 0, index: 0) }
+    var endPosition: Position { Position(chunk: chunks.count, index: 0) }
+
+    /// Calls `body` with the entry at `position`; nil past the end.
+    @inline(__always)
+    func withEntry<R>(at position: Position, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
+        guard position.chunk < chunks.count, position.index < chunks[position.chunk].ends.count else { return nil }
+        return try chunks[position.chunk].withEntry(position.index, body)
+    }
+
+    /// The rowid of the entry at `position`; nil past the end.
+    func rowid(at position: Position) -> Int64? {
+        withEntry(at: position) { IndexKeyCodec.rowid(ofEntry: $0) }
+    }
+
+    func next(_ position: Position) -> Position {
+        if position.index + 1 < chunks[position.chunk].ends.count { return Position(chunk: position.chunk, index: position.index + 1) }
+        return Position(chunk: position.chunk + 1, index: 0)
+    }
+
+    /// The position before `position`, or nil at the start.
+    func previous(_ position: Position) -> Position? {
+        if position.index > 0 { return Position(chunk: position.chunk, index: position.index - 1) }
+        var chunk = position.chunk - 1
+        while chunk >= 0 {
+            if !chunks[chunk].ends.isEmpty { return Position(chunk: chunk, index: chunks[chunk].ends.count - 1) }
+            chunk -= 1
+        }
+        return nil
+    }
+
+    /// Inserts `entry` in order.
+    mutating func insert(_ entry: [UInt8]) {
+        count += 1
+        if chunks.isEmpty {
+            chunks.append(Chunk(bytes: entry, ends: [Int32(entry.count)]))
+            return
+        }
+        var position = lowerBound(entry)
+        if position.chunk == chunks.count { position = Position(chunk: chunks.count - 1, index: chunks[chunks.count - 1].ends.count) }
+        let c = position.chunk, i = position.index
+        let start = chunks[c].start(i)
+        chunks[c].bytes.insert(contentsOf: entry, at: start)
+        chunks[c].ends.insert(Int32(start + entry.count), at: i)
+        let length = Int32(entry.count)
+        for j in (i + 1)..<chunks[c].ends.count { chunks[c].ends[j] += length }
+        if chunks[c].ends.count > Self.chunkLimit { split(c) }
+    }
+
+    private mutating func split(_ c: Int) {
+        let half = chunks[c].ends.count / 2
+        let cut = Int(chunks[c].ends[half - 1])
+        var tail = Chunk(bytes: Array(chunks[c].bytes[cut...]), ends: [])
+        tail.ends = chunks[c].ends[half...].map { $0 - Int32(cut) }
+        chunks[c].bytes.removeSubrange(cut...)
+        chunks[c].ends.removeSubrange(half...)
+        chunks.insert(tail, at: c + 1)
+    }
+
+    /// Removes the entry equal to `entry`, if present.
+    mutating func remove(_ entry: [UInt8]) {
+        let position = lowerBound(entry)
+        let same = withEntry(at: position) { found in
+            entry.withUnsafeBytes { found.count == $0.count && IndexKeyCodec.compare(found, $0) == 0 }
+        }
+        guard same == true else { return }
+        count -= 1
+        let c = position.chunk, i = position.index
+        let start = chunks[c].start(i), end = Int(chunks[c].ends[i])
+        chunks[c].bytes.removeSubrange(start..<end)
+        chunks[c].ends.remove(at: i)
+        let length = Int32(end - start)
+        for j in i..<chunks[c].ends.count { chunks[c].ends[j] -= length }
+        if chunks[c].ends.isEmpty { chunks.remove(at: c) }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LogStore
+
+/// Builds one table's in-memory order structures at attach from its rows as the store's record
+/// pass meets them (in no particular order): the rowid order and every index. Row bytes are
+/// decoded (only the indexed columns) and dropped as they come; none are kept.
+final class TableLoader {
+    let table: TableState
+    private var rowids: [Int64] = []
+    private var builders: [IndexBuilder]
+    private let wanted: [Int]
+    private let defaults: [DAOValue]
+    private var failedRowid: Int64?
+    private var values: [DAOValue] = []
+    private let columnsOf: [[Int]]
+
+    init(table: TableState) {
+        self.table = table
+        builders = table.indexes.map { IndexBuilder(descending: $0.schema.descending) }
+        wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
+        columnsOf = table.indexes.map(\.schema.columns)
+        defaults = table.definition.columns.map { column in
+            column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+        }
+    }
+
+    /// Adds the row `rowid` with its stored bytes.
+    func add(rowid: Int64, bytes: UnsafeRawBufferPointer) {
+        rowids.append(rowid)
+        guard !builders.isEmpty, failedRowid == nil else { return }
+        // One buffer of column values for every row (no allocation per row), starting from
+        // the defaults: columns a row does not store (added after it was written) keep them.
+        if values.count != defaults.count { values = defaults }
+        guard let stored = RowCodec.decode(bytes, columns: wanted, into: &values) else {
+            failedRowid = rowid
+            return
+        }
+        if stored < defaults.count {
+            for column in wanted where column >= stored { values[column] = defaults[column] }
+        }
+        if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
+        for i in builders.indices {
+            builders[i].add(columns: columnsOf[i], of: values, rowid: rowid)
+        }
+    }
+
+    /// Sorts what was added into the table (indexes sorted one per thread).
+    /// - Throws: `StoreError.corrupt` naming the first row that did not decode.
+    func finish() throws {
+        if let failedRowid {
+            throw StoreError.corrupt("DAO table \(table.name): row \(failedRowid) does not decode")
+        }
+        rowids.sort()
+        table.rowids = SortedChunks(sorted: rowids)
+        rowids = []
+        var built = [KeyChunks](repeating: KeyChunks(), count: builders.count)
+        let builders = self.builders
+        built.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let results = buffer
+            DispatchQueue.concurrentPerform(iterations: builders.count) { i in
+                results[i] = builders[i].chunks(builders[i].sortedOrder())
+            }
+        }
+        self.builders = []
+        for i in built.indices { table.indexes[i].entries = built[i] }
+    }
+}
