@@ -161,6 +161,9 @@ final class ConcurrencyTests: StoreTestCase {
             }
         }
         XCTAssertEqual(try store.verify().problems, [])
+        // A background compaction may still be running; an explicit one waits for it, so the copy
+        // below does not race its file removals.
+        try store.compact()
         let crash = try copyStore(directory)
         try store.close()
         for directory in [directory, crash] {

@@ -117,7 +117,10 @@ class StoreTestCase: XCTestCase {
         let destination = temporary.make(label)
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: source.path) {
-            let data = try Data(contentsOf: source.appendingPathComponent(name))
+            // A background compaction may remove a file (its COMPACTION commit file, an input
+            // segment) between the listing and the read; a crash then would not have had it either.
+            guard FileManager.default.fileExists(atPath: source.appendingPathComponent(name).path),
+                  let data = try? Data(contentsOf: source.appendingPathComponent(name)) else { continue }
             try data.write(to: destination.appendingPathComponent(name))
         }
         return destination

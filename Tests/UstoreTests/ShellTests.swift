@@ -89,7 +89,7 @@ final class ShellTests: UstoreTestCase {
             SELECT id, name FROM p WHERE id = 2;
             .indexes p
             .schema p
-            SELECT nothing FROM nowhere;
+            SELECT missing FROM nowhere;
             SELECT 1 +;
             .mode nonsense
             .mode list
