@@ -37,7 +37,10 @@ extension StoreEngine {
     func install(_ key: LogStore.Options.Encryption) throws {
         let cipher = try AESGCM(key: key.key)
         writeMutex.withLock {
-            rw.withWriteLock { ciphers[key.keyID] = cipher }
+            rw.withWriteLock {
+                ciphers[key.keyID] = cipher
+                currentCipher = (key.keyID, cipher)
+            }
             writeKeyID = key.keyID
         }
     }

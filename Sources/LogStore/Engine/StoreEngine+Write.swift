@@ -148,7 +148,9 @@ extension StoreEngine {
                 guard fields.flags.contains(.encrypted) else {
                     return RecordCodec.encode(fields, key: key, value: value, to: destination)
                 }
-                let cipher = rw.withReadLock { ciphers[fields.keyID] }
+                // The write key's cipher: only writes change it, and the caller holds writeMutex.
+                let current = currentCipher
+                let cipher = current?.keyID == fields.keyID ? current?.cipher : rw.withReadLock { ciphers[fields.keyID] }
                 guard let cipher else { throw StoreError.wrongKey(keyID: fields.keyID) }
                 return try RecordCodec.encode(fields, key: key, valueLength: value.count + AESGCM.tagSize,
                                               to: destination) { recordStart, valueOffset in

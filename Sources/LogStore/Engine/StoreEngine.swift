@@ -30,6 +30,8 @@ final class StoreEngine: @unchecked Sendable {
     @exclusivity(unchecked) var isClosed = false
     /// AES-256-GCM ciphers by key id: every key the store can read with.
     var ciphers: [UInt32: AESGCM] = [:]
+    /// The cipher of the write key, so a read of a record under it skips the dictionary. (rw)
+    @exclusivity(unchecked) var currentCipher: (keyID: UInt32, cipher: AESGCM)?
     /// Trained zstd dictionaries by id, and the one each key space compresses new values with.
     var dictionaries: [UInt32: ZstdDictionary] = [:]
     var spaceDictionaries: [UInt32: ZstdDictionary] = [:]
@@ -177,7 +179,10 @@ final class StoreEngine: @unchecked Sendable {
         let value = UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength)
         var bytes: [UInt8]
         if header.flags.contains(.encrypted) {
-            guard let cipher = ciphers[header.keyID] else { throw StoreError.wrongKey(keyID: header.keyID) }
+            let current = currentCipher
+            guard let cipher = current?.keyID == header.keyID ? current?.cipher : ciphers[header.keyID] else {
+                throw StoreError.wrongKey(keyID: header.keyID)
+            }
             bytes = try cipher.open(value, nonce: UnsafeRawBufferPointer(start: base + offset + header.nonceOffset, count: AESGCM.nonceSize),
                                     aadPrefix: RecordCodec.authenticatedFlags(header.flags),
                                     aad: UnsafeRawBufferPointer(start: base + offset + RecordCodec.checksumSize + 1,
