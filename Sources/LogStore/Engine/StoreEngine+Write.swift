@@ -189,13 +189,13 @@ extension StoreEngine {
         if let hit = lookup(tag: tag, space: header.space, key: key) {
             segments[hit.entry.segment]?.liveBytes -= hit.header.totalLength
             if isTombstone {
-                keydir.remove(at: hit.slot)
+                hit.table.remove(at: hit.slot)
             } else {
-                keydir.setLocation(location, at: hit.slot)
+                hit.table.setLocation(location, at: hit.slot)
                 segment.liveBytes += header.totalLength
             }
         } else if !isTombstone {
-            keydir.insert(tag: tag, location: location)
+            keydir.tableCreating(for: header.space).insert(tag: tag, location: location)
             segment.liveBytes += header.totalLength
         }
     }
