@@ -87,8 +87,10 @@ final class StoreEngine: @unchecked Sendable {
 
     /// A keydir hit: the slot, the record's header and where its bytes are.
     struct Hit {
-        /// The table of the key's space, and the slot in it.
-        var table: KeyDir
+        /// The table of the key's space, and the slot in it. Unowned: the keydir keeps the table
+        /// alive, and a hit is used only under the lock it was found with (no reference
+        /// counting on the hot path).
+        unowned(unsafe) var table: KeyDir
         var slot: Int
         var entry: KeyDir.Entry
         var header: RecordHeader

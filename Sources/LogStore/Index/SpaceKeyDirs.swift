@@ -6,11 +6,12 @@
 ///
 /// Not thread-safe: the engine guards it with its read-write lock.
 final class SpaceKeyDirs {
+    // Unchecked: the engine's locks make access exclusive; the checks cost on every lookup.
     /// Spaces and their tables, in the order they first got a key.
-    private(set) var spaces: [UInt32] = []
-    private(set) var tables: [KeyDir] = []
+    @exclusivity(unchecked) private(set) var spaces: [UInt32] = []
+    @exclusivity(unchecked) private(set) var tables: [KeyDir] = []
     /// Index into `tables` by space, kept once there are more than `scanLimit` spaces.
-    private var indexBySpace: [UInt32: Int] = [:]
+    @exclusivity(unchecked) private var indexBySpace: [UInt32: Int] = [:]
     private static let scanLimit = 8
 
     init() {}
