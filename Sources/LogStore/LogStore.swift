@@ -232,13 +232,15 @@ public final class LogStore: Sendable {
     }
 
     /// The live, unexpired keys of `space` that start with `prefix`, sorted bytewise.
-    /// - Complexity: O(keys in the store) plus sorting the result.
+    /// - Complexity: O(keys in `space`) plus sorting the result: each key space has its own
+    ///   keydir table, so the other spaces' keys are not visited.
     public func keys(space: KeySpace, prefix: [UInt8] = []) throws -> [[UInt8]] {
         try engine.keys(space: space, prefix: prefix)
     }
 
     /// The live, unexpired keys and values of `space` starting with `prefix`, sorted by key,
     /// decoded as `get(forKey:space:crypt:)` does.
+    /// - Complexity: O(keys in `space`) plus sorting and reading the values found.
     public func entries(space: KeySpace, prefix: [UInt8] = [], crypt: DataCrypt? = nil) throws -> [(key: [UInt8], value: [UInt8])] {
         try engine.entries(space: space, prefix: prefix, crypt: crypt)
     }
@@ -298,7 +300,7 @@ public final class LogStore: Sendable {
     }
 
     /// Deletes every live key of `space` in one atomic batch.
-    /// - Complexity: O(keys in the store).
+    /// - Complexity: O(keys in `space`).
     public func removeAll(space: KeySpace) throws {
         try checkNoFailedSync()   // even with no key listed (see checkNoFailedSync)
         var batch = WriteBatch()

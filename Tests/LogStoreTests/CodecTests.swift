@@ -419,29 +419,40 @@ final class FileFormatTests: XCTestCase {
     }
 
     func testIndexSnapshotRoundTrip() throws {
-        let keydir = KeyDir()
+        let keydir = SpaceKeyDirs()
         var rng = SeededRandom(seed: 3)
-        var expected: [UInt32: RecordLocation] = [:]
+        // Three key spaces (one of them the library's half), 500 entries spread over them.
+        let spaces: [UInt32] = [0, 7, 0x8000_0001]
+        var expected: [UInt32: (space: UInt32, location: RecordLocation)] = [:]
         while expected.count < 500 {
             let tag = UInt32.random(in: 1...UInt32.max, using: &rng)
             guard expected[tag] == nil else { continue }
             let location = RecordLocation(segment: UInt32.random(in: 0...100, using: &rng), offset: UInt32.random(in: 0...UInt32.max, using: &rng))
-            expected[tag] = location
-            keydir.insert(tag: tag, location: location)
+            let space = spaces[expected.count % spaces.count]
+            expected[tag] = (space, location)
+            keydir.tableCreating(for: space).insert(tag: tag, location: location)
         }
-        let snapshot = IndexSnapshot(maxSequence: 123_456, nextSegmentID: 8, activeSegmentID: 7, activeLength: 4096, tableCapacity: UInt32(keydir.capacity),
+        _ = keydir.tableCreating(for: 9)   // an empty table is not written
+        let snapshot = IndexSnapshot(maxSequence: 123_456, nextSegmentID: 8, activeSegmentID: 7, activeLength: 4096,
                                      segments: [.init(id: 3, length: 100, liveBytes: 50, recordCount: 2),
                                                 .init(id: 7, length: 4096, liveBytes: 4000, recordCount: 30)])
         let bytes = snapshot.encode(keydir: keydir)
+        XCTAssertEqual(Array(bytes[4..<6]), [2, 0], "version 2")
         let (decoded, loaded) = try bytes.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
-        XCTAssertEqual(loaded.capacity, keydir.capacity, "entries go back into the same table")
+        XCTAssertEqual(loaded.spaces, spaces, "one table per space that holds keys, in the writer's order")
+        for space in spaces {
+            XCTAssertEqual(loaded.table(for: space)?.capacity, keydir.table(for: space)?.capacity, "entries go back into the same table")
+        }
+        XCTAssertNil(loaded.table(for: 9))
         XCTAssertEqual(decoded.maxSequence, 123_456)
         XCTAssertEqual(decoded.nextSegmentID, 8)
         XCTAssertEqual(decoded.activeSegmentID, 7)
         XCTAssertEqual(decoded.activeLength, 4096)
         XCTAssertEqual(decoded.segments, snapshot.segments)
         XCTAssertEqual(loaded.count, expected.count)
-        for (tag, location) in expected { XCTAssertNotNil(loaded.find(tag: tag, location: location)) }
+        for (tag, item) in expected {
+            XCTAssertNotNil(loaded.table(for: item.space)?.find(tag: tag, location: item.location), "tag \(tag) in space \(item.space)")
+        }
         // Any corruption or truncation is an error, never a crash or a wrong table.
         for index in stride(from: 0, to: bytes.count, by: 7) {
             var broken = bytes
@@ -456,14 +467,30 @@ final class FileFormatTests: XCTestCase {
     /// A snapshot of a table far larger than its entries (after mass deletes) is loaded into a
     /// table sized anew, not a copy of the big one; every entry is still found.
     func testSnapshotOfASparseTableIsReinsertedIntoASmallerTable() throws {
-        let keydir = KeyDir()
-        for tag in UInt32(1)...20_000 { keydir.insert(tag: tag &* 2_654_435_761 | 1, location: RecordLocation(segment: 1, offset: tag)) }
-        keydir.removeAll { $0.offset > 100 }
-        let snapshot = IndexSnapshot(maxSequence: 1, nextSegmentID: 2, activeSegmentID: 1, activeLength: 32,
-                                     tableCapacity: UInt32(keydir.capacity), segments: [])
+        let keydir = SpaceKeyDirs()
+        let table = keydir.tableCreating(for: 3)
+        for tag in UInt32(1)...20_000 { table.insert(tag: tag &* 2_654_435_761 | 1, location: RecordLocation(segment: 1, offset: tag)) }
+        table.removeAll { $0.offset > 100 }
+        let snapshot = IndexSnapshot(maxSequence: 1, nextSegmentID: 2, activeSegmentID: 1, activeLength: 32, segments: [])
         let (_, loaded) = try snapshot.encode(keydir: keydir).withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
         XCTAssertEqual(loaded.count, 100)
-        XCTAssertLessThan(loaded.capacity, keydir.capacity)
-        keydir.forEach { XCTAssertNotNil(loaded.find(tag: $0.tag, location: $0.location)) }
+        let reloaded = try XCTUnwrap(loaded.table(for: 3))
+        XCTAssertLessThan(reloaded.capacity, table.capacity)
+        table.forEach { XCTAssertNotNil(reloaded.find(tag: $0.tag, location: $0.location)) }
+    }
+
+    /// A version 1 snapshot (one table, no key spaces) is intact but not used: decoding says
+    /// why, and the store reads its segments instead (`testVersion1SnapshotStoreOpens`).
+    func testVersion1SnapshotIsRecognisedAndNotUsed() throws {
+        var bytes = IndexSnapshot(maxSequence: 1, nextSegmentID: 2, activeSegmentID: 1, activeLength: 32, segments: [])
+            .encode(keydir: SpaceKeyDirs())
+        bytes[4] = 1
+        bytes.removeLast(4)
+        let crc = bytes.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }
+        LittleEndian.append32(crc, to: &bytes)
+        XCTAssertThrowsError(try bytes.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }) { error in
+            XCTAssertTrue(error is IndexSnapshot.Unusable, "\(error)")
+            XCTAssertTrue("\(error)".contains("version 1"), "\(error)")
+        }
     }
 }

@@ -186,7 +186,7 @@ class StoreTestCase: XCTestCase {
         let engine = store.engine
         var total = 0
         engine.rw.withReadLock {
-            engine.keydir.forEach { entry in total += engine.header(at: entry.location)?.totalLength ?? 0 }
+            engine.keydir.forEach { _, entry in total += engine.header(at: entry.location)?.totalLength ?? 0 }
         }
         return total
     }

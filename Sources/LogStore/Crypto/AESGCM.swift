@@ -3,9 +3,14 @@ import Foundation
 
 /// AES-256-GCM over OpenSSL's EVP interface, for one key.
 ///
-/// Contexts are initialised with the key once and then reused: each operation only sets the
-/// nonce, so the hot path allocates no context and expands no key schedule. A small pool lets
-/// several threads seal and open at once.
+/// Contexts are keyed once (the key schedule and GHASH table are computed when a context is
+/// made) and then reused. Per operation the hot path makes the fewest EVP calls OpenSSL 3 allows:
+/// the nonce goes in through one `EVP_CIPHER_CTX_set_params` (the whole-IV form of
+/// `OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED`, which also carries the expected tag when opening)
+/// instead of `EVP_*Init_ex`, which re-queries the IV length through the parameter machinery on
+/// every call; the additional data goes in as one update; the tag comes out through one
+/// `EVP_CIPHER_CTX_get_params`. A small pool lets several threads seal and open at once; a
+/// context that failed mid-operation is freed, never reused.
 package final class AESGCM: @unchecked Sendable {
     package static let keySize = 32
     package static let nonceSize = 12
@@ -14,8 +19,15 @@ package final class AESGCM: @unchecked Sendable {
     /// The key; kept so a rekey can wrap it.
     let key: [UInt8]
     private let mutex = Mutex()
-    private var encryptors: [OpaquePointer] = []
-    private var decryptors: [OpaquePointer] = []
+    // Unchecked: `mutex` makes every access exclusive; the dynamic checks cost on every call.
+    @exclusivity(unchecked) private var encryptors: [OpaquePointer] = []
+    @exclusivity(unchecked) private var decryptors: [OpaquePointer] = []
+
+    /// OpenSSL's parameter names (null-terminated C strings; `OSSL_CIPHER_PARAM_*`).
+    private static let ivFixedName: StaticString = "tlsivfixed"
+    private static let tagName: StaticString = "tag"
+    /// Additional data up to this size is joined with its prefix byte on the stack.
+    private static let stackAADLimit = 512
 
     /// - Throws: `StoreError.wrongKey(keyID: 0)` when the key is not 32 bytes.
     package init(key: [UInt8]) throws {
@@ -32,14 +44,14 @@ package final class AESGCM: @unchecked Sendable {
     /// data is `aadPrefix` (when given) followed by `aad`.
     package func seal(_ plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aadPrefix: UInt8? = nil,
               aad: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws {
+        guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
         let context = try take(encrypting: true)
-        defer { give(context, encrypting: true) }
+        var ok = false
+        defer { give(context, encrypting: true, reusable: ok) }
         var length: Int32 = 0
-        var prefix = aadPrefix ?? 0
-        guard EVP_EncryptInit_ex(context, nil, nil, nil, nonce.bindMemory(to: UInt8.self).baseAddress) == 1,
-              aadPrefix == nil || EVP_EncryptUpdate(context, nil, &length, &prefix, 1) == 1,
-              aad.count == 0 || EVP_EncryptUpdate(context, nil, &length, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1
-        else { throw Self.failure("EVP_EncryptInit_ex") }
+        guard Self.setNonce(context, nonce, tag: nil),
+              Self.authenticate(context, prefix: aadPrefix, aad, update: EVP_EncryptUpdate)
+        else { throw Self.failure("EVP_EncryptUpdate (nonce, additional data)") }
         let out = output.assumingMemoryBound(to: UInt8.self)
         var written = 0
         if plaintext.count > 0 {
@@ -50,9 +62,12 @@ package final class AESGCM: @unchecked Sendable {
         }
         guard EVP_EncryptFinal_ex(context, out + written, &length) == 1 else { throw Self.failure("EVP_EncryptFinal_ex") }
         written += Int(length)
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), out + written) == 1 else {
-            throw Self.failure("EVP_CTRL_GCM_GET_TAG")
+        var params = (Self.octets(Self.tagName, UnsafeMutableRawPointer(out + written), Self.tagSize), OSSL_PARAM())
+        let gotTag = withUnsafeMutableBytes(of: &params) {
+            EVP_CIPHER_CTX_get_params(context, $0.baseAddress?.assumingMemoryBound(to: OSSL_PARAM.self)) == 1
         }
+        guard gotTag else { throw Self.failure("EVP_CIPHER_CTX_get_params (tag)") }
+        ok = true
     }
 
     /// Verifies the tag at the end of `sealed` and returns the plaintext; the plaintext is
@@ -60,35 +75,38 @@ package final class AESGCM: @unchecked Sendable {
     /// - Throws: `StoreError.tampered(what)` when authentication fails.
     package func open(_ sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aadPrefix: UInt8? = nil,
               aad: UnsafeRawBufferPointer, what: @autoclosure () -> String) throws -> [UInt8] {
-        guard sealed.count >= Self.tagSize else { throw StoreError.tampered("\(what()): \(sealed.count) bytes, shorter than the tag") }
+        guard sealed.count >= Self.tagSize, let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw StoreError.tampered("\(what()): \(sealed.count) bytes, shorter than the tag")
+        }
+        guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
         let context = try take(encrypting: false)
-        defer { give(context, encrypting: false) }
+        var ok = false
+        defer { give(context, encrypting: false, reusable: ok) }
         let cipherCount = sealed.count - Self.tagSize
-        let base = sealed.bindMemory(to: UInt8.self).baseAddress!
-        var length: Int32 = 0
-        var prefix = aadPrefix ?? 0
-        guard EVP_DecryptInit_ex(context, nil, nil, nil, nonce.bindMemory(to: UInt8.self).baseAddress) == 1,
-              aadPrefix == nil || EVP_DecryptUpdate(context, nil, &length, &prefix, 1) == 1,
-              aad.count == 0 || EVP_DecryptUpdate(context, nil, &length, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1,
-              EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), UnsafeMutableRawPointer(mutating: base + cipherCount)) == 1
-        else { throw Self.failure("EVP_DecryptInit_ex") }
-        var plaintext = [UInt8](repeating: 0, count: cipherCount)
-        var written = 0
-        let verified = plaintext.withUnsafeMutableBufferPointer { out -> Bool in
+        guard Self.setNonce(context, nonce, tag: UnsafeMutableRawPointer(mutating: base + cipherCount)),
+              Self.authenticate(context, prefix: aadPrefix, aad, update: EVP_DecryptUpdate)
+        else { throw Self.failure("EVP_DecryptUpdate (nonce, tag, additional data)") }
+        var verified = false
+        let plaintext = [UInt8](unsafeUninitializedCapacity: cipherCount) { out, initialized in
+            var length: Int32 = 0
+            var written = 0
+            var scratch: UInt8 = 0
+            // Final writes nothing for GCM; it still wants a valid pointer.
+            let end = out.baseAddress.map { UnsafeMutablePointer($0) } ?? withUnsafeMutablePointer(to: &scratch) { $0 }
             if cipherCount > 0 {
-                guard EVP_DecryptUpdate(context, out.baseAddress, &length, base, Int32(cipherCount)) == 1 else { return false }
+                guard EVP_DecryptUpdate(context, out.baseAddress, &length, base, Int32(cipherCount)) == 1 else { return }
                 written = Int(length)
             }
-            // Final writes nothing for GCM; it still wants a valid pointer.
-            var scratch: UInt8 = 0
-            if cipherCount > 0 { return EVP_DecryptFinal_ex(context, out.baseAddress! + written, &length) == 1 }
-            return EVP_DecryptFinal_ex(context, &scratch, &length) == 1
+            verified = EVP_DecryptFinal_ex(context, cipherCount > 0 ? end + written : end, &length) == 1
+            if verified {
+                initialized = cipherCount
+            } else if let start = out.baseAddress {
+                // Wipe what decryption produced before the tag was refused; none of it leaves here.
+                memset(start, 0, cipherCount)
+            }
         }
-        guard verified else {
-            // Wipe what decryption produced before the tag was refused; none of it leaves here.
-            plaintext.withUnsafeMutableBytes { if let base = $0.baseAddress { memset(base, 0, $0.count) } }
-            throw StoreError.tampered("\(what()): authentication tag does not match")
-        }
+        guard verified else { throw StoreError.tampered("\(what()): authentication tag does not match") }
+        ok = true
         return plaintext
     }
 
@@ -99,16 +117,17 @@ package final class AESGCM: @unchecked Sendable {
     /// - Throws: `StoreError.io` when OpenSSL fails for another reason.
     package func open(_ sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
                       into output: UnsafeMutableRawPointer) throws -> Bool {
-        guard sealed.count >= Self.tagSize, let base = sealed.bindMemory(to: UInt8.self).baseAddress else { return false }
+        guard sealed.count >= Self.tagSize, let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
+        guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
         let context = try take(encrypting: false)
-        defer { give(context, encrypting: false) }
+        var ok = false
+        defer { give(context, encrypting: false, reusable: ok) }
         let cipherCount = sealed.count - Self.tagSize
-        var length: Int32 = 0
-        guard EVP_DecryptInit_ex(context, nil, nil, nil, nonce.bindMemory(to: UInt8.self).baseAddress) == 1,
-              aad.count == 0 || EVP_DecryptUpdate(context, nil, &length, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1,
-              EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), UnsafeMutableRawPointer(mutating: base + cipherCount)) == 1
-        else { throw Self.failure("EVP_DecryptInit_ex") }
+        guard Self.setNonce(context, nonce, tag: UnsafeMutableRawPointer(mutating: base + cipherCount)),
+              Self.authenticate(context, prefix: nil, aad, update: EVP_DecryptUpdate)
+        else { throw Self.failure("EVP_DecryptUpdate (nonce, tag, additional data)") }
         let out = output.assumingMemoryBound(to: UInt8.self)
+        var length: Int32 = 0
         var written = 0
         var verified = true
         if cipherCount > 0 {
@@ -121,7 +140,51 @@ package final class AESGCM: @unchecked Sendable {
                                        : EVP_DecryptFinal_ex(context, &scratch, &length) == 1
         }
         if !verified { memset(output, 0, cipherCount) }
+        // As in `open(_:nonce:aadPrefix:aad:what:)`: a context whose tag was refused is freed.
+        ok = verified
         return verified
+    }
+
+    /// Sets the whole 12-byte nonce of a keyed context (and, when opening, the expected tag)
+    /// without re-initialising it.
+    @inline(__always)
+    private static func setNonce(_ context: OpaquePointer, _ nonce: UnsafeRawBufferPointer, tag: UnsafeMutableRawPointer?) -> Bool {
+        // A data size of SIZE_MAX is OpenSSL's "the whole IV" (EVP_CTRL_GCM_SET_IV_FIXED with -1).
+        var params = (octets(ivFixedName, UnsafeMutableRawPointer(mutating: nonce.baseAddress), Int(bitPattern: UInt.max)),
+                      tag.map { octets(tagName, $0, tagSize) } ?? OSSL_PARAM(), OSSL_PARAM())
+        return withUnsafeMutableBytes(of: &params) {
+            EVP_CIPHER_CTX_set_params(context, $0.baseAddress?.assumingMemoryBound(to: OSSL_PARAM.self)) == 1
+        }
+    }
+
+    /// Feeds `prefix` then `aad` as additional authenticated data in one update.
+    @inline(__always)
+    private static func authenticate(_ context: OpaquePointer, prefix: UInt8?, _ aad: UnsafeRawBufferPointer,
+                                     update: (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>?,
+                                              UnsafePointer<UInt8>?, Int32) -> Int32) -> Bool {
+        var length: Int32 = 0
+        guard let prefix else {
+            return aad.count == 0 || update(context, nil, &length, aad.bindMemory(to: UInt8.self).baseAddress, Int32(aad.count)) == 1
+        }
+        let total = aad.count + 1
+        func feed(_ joined: UnsafeMutableRawBufferPointer) -> Bool {
+            joined.storeBytes(of: prefix, as: UInt8.self)
+            if aad.count > 0 { (joined.baseAddress! + 1).copyMemory(from: aad.baseAddress!, byteCount: aad.count) }
+            return update(context, nil, &length, joined.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(total)) == 1
+        }
+        if total <= stackAADLimit {
+            return withUnsafeTemporaryAllocation(byteCount: total, alignment: 1, feed)
+        }
+        let heap = UnsafeMutableRawBufferPointer.allocate(byteCount: total, alignment: 1)
+        defer { heap.deallocate() }
+        return feed(heap)
+    }
+
+    /// An octet-string parameter named by a static C string.
+    @inline(__always)
+    private static func octets(_ name: StaticString, _ data: UnsafeMutableRawPointer?, _ size: Int) -> OSSL_PARAM {
+        OSSL_PARAM(key: UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self),
+                   data_type: UInt32(OSSL_PARAM_OCTET_STRING), data: data, data_size: size, return_size: Int(bitPattern: UInt.max))
     }
 
     private func take(encrypting: Bool) throws -> OpaquePointer {
@@ -140,7 +203,12 @@ package final class AESGCM: @unchecked Sendable {
         return context
     }
 
-    private func give(_ context: OpaquePointer, encrypting: Bool) {
+    /// Returns a context to the pool, or frees it when an operation failed half-way.
+    private func give(_ context: OpaquePointer, encrypting: Bool, reusable: Bool) {
+        guard reusable else {
+            EVP_CIPHER_CTX_free(context)
+            return
+        }
         mutex.withLock {
             if encrypting { encryptors.append(context) } else { decryptors.append(context) }
         }

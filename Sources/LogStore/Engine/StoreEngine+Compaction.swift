@@ -4,6 +4,7 @@ extension StoreEngine {
     /// A live record compaction copied, to be re-pointed at the switch.
     private struct Relocation {
         var tag: UInt32
+        var space: UInt32
         var old: RecordLocation
         var new: RecordLocation
         var length: Int
@@ -45,7 +46,7 @@ extension StoreEngine {
             }
         }
         var relocations: [Relocation] = []
-        var expired: [(tag: UInt32, location: RecordLocation)] = []
+        var expired: [(tag: UInt32, space: UInt32, location: RecordLocation)] = []
         // Set when an input holds bytes that are not valid records: a keydir entry pointing there
         // (loaded from a snapshot) cannot be copied and must not outlive its segment.
         var damaged = false
@@ -63,16 +64,16 @@ extension StoreEngine {
                     let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
                     let tag = KeyDir.tag(of: KeyDir.hash(space: header.space, key: key))
                     let location = RecordLocation(segment: segment.id, offset: UInt32(offset))
-                    let isLive = rw.withReadLock { keydir.find(tag: tag, location: location) != nil }
+                    let isLive = rw.withReadLock { findEntry(tag: tag, space: header.space, location: location) != nil }
                     guard isLive else { continue }
                     if header.isExpired(nowMillis: now) {
-                        expired.append((tag, location))
+                        expired.append((tag, header.space, location))
                         continue
                     }
                     let flags = header.flags.subtracting(RecordFlags.batchFlags)
                     let new = try output.append(segment.base + offset, length: header.totalLength,
                                                 flags: flags == header.flags ? nil : flags)
-                    relocations.append(Relocation(tag: tag, old: location, new: new, length: header.totalLength))
+                    relocations.append(Relocation(tag: tag, space: header.space, old: location, new: new, length: header.totalLength))
                 }
                 // Scanned: its pages need not stay in our resident set (they stay in the page
                 // cache), so compacting a big store does not need its whole size in RSS.
@@ -99,12 +100,14 @@ extension StoreEngine {
                 rw.withWriteLock {
                     for segment in outputs.values { segments.add(segment) }
                     for relocation in relocations {
-                        guard let slot = keydir.find(tag: relocation.tag, location: relocation.old) else { continue }
-                        keydir.setLocation(relocation.new, at: slot)
+                        guard let found = findEntry(tag: relocation.tag, space: relocation.space, location: relocation.old) else { continue }
+                        found.table.setLocation(relocation.new, at: found.slot)
                         outputs[relocation.new.segment]?.liveBytes += relocation.length
                     }
                     for item in expired {
-                        if let slot = keydir.find(tag: item.tag, location: item.location) { keydir.remove(at: slot) }
+                        if let found = findEntry(tag: item.tag, space: item.space, location: item.location) {
+                            found.table.remove(at: found.slot)
+                        }
                     }
                     if damaged {
                         let inputIDs = Set(inputs.map(\.id))

@@ -22,8 +22,7 @@ extension StoreEngine {
         }
         let snapshot = IndexSnapshot(maxSequence: nextSequence - 1, nextSegmentID: nextSegmentID,
                                      activeSegmentID: active?.id ?? IndexSnapshot.noActiveSegment,
-                                     activeLength: UInt32(active?.length ?? 0),
-                                     tableCapacity: UInt32(keydir.capacity), segments: infos)
+                                     activeLength: UInt32(active?.length ?? 0), segments: infos)
         try writeFileAtomically(snapshot.encode(keydir: keydir), directory: directory, name: StoreFileName.snapshot)
     }
 
@@ -46,7 +45,7 @@ extension StoreEngine {
                 rw.withWriteLock {
                     isClosed = true
                     segments.removeAll()
-                    keydir = KeyDir()
+                    keydir = SpaceKeyDirs()
                 }
                 active = nil
                 unsyncedSegments.removeAll()
@@ -88,7 +87,7 @@ extension StoreEngine {
             }
             problems += tails
             rw.withReadLock {
-                keydir.forEach { entry in
+                keydir.forEach { space, entry in
                     guard let base = segments.base(of: entry.segment) else {
                         problems.append("keydir entry points at missing segment \(entry.segment)")
                         return
@@ -99,7 +98,8 @@ extension StoreEngine {
                         return
                     }
                     let key = UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)
-                    if KeyDir.tag(of: KeyDir.hash(space: header.space, key: key)) != entry.tag || header.flags.contains(.tombstone) {
+                    if KeyDir.tag(of: KeyDir.hash(space: header.space, key: key)) != entry.tag || header.space != space
+                        || header.flags.contains(.tombstone) {
                         problems.append("\(segmentPath(entry.segment)): keydir entry does not match the record at offset \(offset)")
                     }
                     // A checksum is no defence against a deliberate change: authenticate what we can.
@@ -133,7 +133,7 @@ extension StoreEngine {
                         sequence: header.sequence, flags: header.flags.rawValue,
                         expiresAt: header.expiresAtMillis.map { Date(timeIntervalSince1970: Double($0) / 1000) },
                         isTombstone: header.flags.contains(.tombstone),
-                        isLive: keydir.find(tag: tag, location: location) != nil,
+                        isLive: findEntry(tag: tag, space: header.space, location: location) != nil,
                         segment: segment.id, offset: offset))
                 }
             }

@@ -23,7 +23,7 @@ extension StoreEngine {
         let opened = try openSegments(pendingCommit: pendingCommit)
         let snapshotUsed = loadSnapshot(opened: opened)
         if !snapshotUsed {
-            keydir = KeyDir()
+            keydir = SpaceKeyDirs()
             nextSequence = 1
             for segment in opened.segments { segment.liveBytes = 0; segment.recordCount = 0 }
             replay(opened.segments.map { ($0, SegmentHeader.size) })
@@ -204,7 +204,7 @@ extension StoreEngine {
     private func loadSnapshot(opened: OpenedSegments) -> Bool {
         let snapshotPath = path(of: StoreFileName.snapshot)
         guard Directory.exists(snapshotPath) else { return false }
-        let table: KeyDir
+        let table: SpaceKeyDirs
         let snapshot: IndexSnapshot
         do {
             // Mapped, not read: no copy of a file that can be tens of megabytes.
@@ -260,7 +260,7 @@ extension StoreEngine {
     /// sequence number of a key winning; skips corrupt ranges and incomplete batches, and cuts
     /// the active segment's torn tail.
     private func replay(_ work: [(segment: Segment, from: Int)]) {
-        var tombstones: [(tag: UInt32, location: RecordLocation)] = []
+        var tombstones: [(tag: UInt32, space: UInt32, location: RecordLocation)] = []
         var maxSequence = nextSequence - 1
         // The segment the write path appended to last: the active one, or for a read-only
         // opener (which has none) the one that would be.
@@ -316,10 +316,10 @@ extension StoreEngine {
             segments.setLimit(segment === active || cutAtLostWrite ? segment.length : fileLength, of: segment.id)
         }
         for tombstone in tombstones {
-            if let slot = keydir.find(tag: tombstone.tag, location: tombstone.location),
+            if let found = findEntry(tag: tombstone.tag, space: tombstone.space, location: tombstone.location),
                let header = header(at: tombstone.location) {
                 segments[tombstone.location.segment]?.liveBytes -= header.totalLength
-                keydir.remove(at: slot)
+                found.table.remove(at: found.slot)
             }
         }
         nextSequence = maxSequence + 1
@@ -329,18 +329,18 @@ extension StoreEngine {
     /// points at a record with a higher sequence number. Tombstones enter the keydir too, so
     /// that older records of their key met later lose to them; `replay` removes them at the end.
     private func applyRecovered(segment: Segment, offset: Int, header: RecordHeader,
-                                tombstones: inout [(tag: UInt32, location: RecordLocation)]) {
+                                tombstones: inout [(tag: UInt32, space: UInt32, location: RecordLocation)]) {
         let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
         let tag = KeyDir.tag(of: KeyDir.hash(space: header.space, key: key))
         let location = RecordLocation(segment: segment.id, offset: UInt32(offset))
         if let hit = lookup(tag: tag, space: header.space, key: key) {
             if hit.header.sequence >= header.sequence { return }
             segments[hit.entry.segment]?.liveBytes -= hit.header.totalLength
-            keydir.setLocation(location, at: hit.slot)
+            hit.table.setLocation(location, at: hit.slot)
         } else {
-            keydir.insert(tag: tag, location: location)
+            keydir.tableCreating(for: header.space).insert(tag: tag, location: location)
         }
         segment.liveBytes += header.totalLength
-        if header.flags.contains(.tombstone) { tombstones.append((tag, location)) }
+        if header.flags.contains(.tombstone) { tombstones.append((tag, header.space, location)) }
     }
 }

@@ -37,7 +37,10 @@ extension StoreEngine {
     func install(_ key: LogStore.Options.Encryption) throws {
         let cipher = try AESGCM(key: key.key)
         writeMutex.withLock {
-            rw.withWriteLock { ciphers[key.keyID] = cipher }
+            rw.withWriteLock {
+                ciphers[key.keyID] = cipher
+                currentCipher = (key.keyID, cipher)
+            }
             writeKeyID = key.keyID
         }
     }
@@ -79,6 +82,7 @@ extension StoreEngine {
 
     private struct RekeyCandidate {
         var tag: UInt32
+        var space: UInt32
         var location: RecordLocation
     }
 
@@ -87,10 +91,10 @@ extension StoreEngine {
         rw.withReadLock {
             var found: [RekeyCandidate] = []
             let now = Clock.nowMillis()
-            keydir.forEach { entry in
+            keydir.forEach { space, entry in
                 guard let header = header(at: entry.location), header.flags.contains(.encrypted),
                       header.keyID != target, ciphers[header.keyID] != nil, !header.isExpired(nowMillis: now) else { return }
-                found.append(RekeyCandidate(tag: entry.tag, location: entry.location))
+                found.append(RekeyCandidate(tag: entry.tag, space: space, location: entry.location))
             }
             return found
         }
@@ -103,7 +107,7 @@ extension StoreEngine {
             guard !isClosed else { throw StoreError.closed }
             var records: [PendingRecord] = []
             try rw.withReadLock {
-                for candidate in candidates where keydir.find(tag: candidate.tag, location: candidate.location) != nil {
+                for candidate in candidates where findEntry(tag: candidate.tag, space: candidate.space, location: candidate.location) != nil {
                     guard let base = segments.base(of: candidate.location.segment),
                           let header = header(at: candidate.location) else { continue }
                     let offset = Int(candidate.location.offset)

@@ -148,7 +148,9 @@ extension StoreEngine {
                 guard fields.flags.contains(.encrypted) else {
                     return RecordCodec.encode(fields, key: key, value: value, to: destination)
                 }
-                let cipher = rw.withReadLock { ciphers[fields.keyID] }
+                // The write key's cipher: only writes change it, and the caller holds writeMutex.
+                let current = currentCipher
+                let cipher = current?.keyID == fields.keyID ? current?.cipher : rw.withReadLock { ciphers[fields.keyID] }
                 guard let cipher else { throw StoreError.wrongKey(keyID: fields.keyID) }
                 return try RecordCodec.encode(fields, key: key, valueLength: value.count + AESGCM.tagSize,
                                               to: destination) { recordStart, valueOffset in
@@ -187,13 +189,13 @@ extension StoreEngine {
         if let hit = lookup(tag: tag, space: header.space, key: key) {
             segments[hit.entry.segment]?.liveBytes -= hit.header.totalLength
             if isTombstone {
-                keydir.remove(at: hit.slot)
+                hit.table.remove(at: hit.slot)
             } else {
-                keydir.setLocation(location, at: hit.slot)
+                hit.table.setLocation(location, at: hit.slot)
                 segment.liveBytes += header.totalLength
             }
         } else if !isTombstone {
-            keydir.insert(tag: tag, location: location)
+            keydir.tableCreating(for: header.space).insert(tag: tag, location: location)
             segment.liveBytes += header.totalLength
         }
     }

@@ -25,11 +25,13 @@ final class StoreEngine: @unchecked Sendable {
     // Guarded by rw (mutated with writeMutex held too).
     // Unchecked: the locks above are what make these accesses exclusive, and the dynamic
     // exclusivity checks cost ~10% of a get (swift_beginAccess per access).
-    @exclusivity(unchecked) var keydir = KeyDir()
+    @exclusivity(unchecked) var keydir = SpaceKeyDirs()
     @exclusivity(unchecked) var segments = SegmentTable()
     @exclusivity(unchecked) var isClosed = false
     /// AES-256-GCM ciphers by key id: every key the store can read with.
     var ciphers: [UInt32: AESGCM] = [:]
+    /// The cipher of the write key, so a read of a record under it skips the dictionary. (rw)
+    @exclusivity(unchecked) var currentCipher: (keyID: UInt32, cipher: AESGCM)?
     /// Trained zstd dictionaries by id, and the one each key space compresses new values with.
     var dictionaries: [UInt32: ZstdDictionary] = [:]
     var spaceDictionaries: [UInt32: ZstdDictionary] = [:]
@@ -85,6 +87,10 @@ final class StoreEngine: @unchecked Sendable {
 
     /// A keydir hit: the slot, the record's header and where its bytes are.
     struct Hit {
+        /// The table of the key's space, and the slot in it. Unowned: the keydir keeps the table
+        /// alive, and a hit is used only under the lock it was found with (no reference
+        /// counting on the hot path).
+        unowned(unsafe) var table: KeyDir
         var slot: Int
         var entry: KeyDir.Entry
         var header: RecordHeader
@@ -95,19 +101,27 @@ final class StoreEngine: @unchecked Sendable {
     /// Finds the live record of `key` in `space`. Caller holds `rw` (either side) or `writeMutex`.
     @inline(__always)
     func lookup(tag: UInt32, space: UInt32, key: UnsafeRawBufferPointer) -> Hit? {
+        guard let table = keydir.table(for: space) else { return nil }
         var hit: Hit?
-        let slot = keydir.find(tag: tag) { entry in
+        let slot = table.find(tag: tag) { entry in
             guard let base = segments.base(of: entry.segment) else { return false }
             let offset = Int(entry.offset)
             guard let header = RecordCodec.decodeHeader(base, at: offset, limit: segments.limit(of: entry.segment)),
                   header.space == space, header.keyLength == key.count else { return false }
             if key.count > 0 && memcmp(base + offset + header.keyOffset, key.baseAddress!, key.count) != 0 { return false }
-            hit = Hit(slot: 0, entry: entry, header: header, base: base, offset: offset)
+            hit = Hit(table: table, slot: 0, entry: entry, header: header, base: base, offset: offset)
             return true
         }
         guard let slot else { return nil }
         hit?.slot = slot
         return hit
+    }
+
+    /// The table and slot of the entry of `space` with `tag` pointing exactly at `location`, or
+    /// nil. Caller holds a lock.
+    func findEntry(tag: UInt32, space: UInt32, location: RecordLocation) -> (table: KeyDir, slot: Int)? {
+        guard let table = keydir.table(for: space), let slot = table.find(tag: tag, location: location) else { return nil }
+        return (table, slot)
     }
 
     /// Parses the header of the record an entry points at. Caller holds a lock.
@@ -177,7 +191,10 @@ final class StoreEngine: @unchecked Sendable {
         let value = UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength)
         var bytes: [UInt8]
         if header.flags.contains(.encrypted) {
-            guard let cipher = ciphers[header.keyID] else { throw StoreError.wrongKey(keyID: header.keyID) }
+            let current = currentCipher
+            guard let cipher = current?.keyID == header.keyID ? current?.cipher : ciphers[header.keyID] else {
+                throw StoreError.wrongKey(keyID: header.keyID)
+            }
             bytes = try cipher.open(value, nonce: UnsafeRawBufferPointer(start: base + offset + header.nonceOffset, count: AESGCM.nonceSize),
                                     aadPrefix: RecordCodec.authenticatedFlags(header.flags),
                                     aad: UnsafeRawBufferPointer(start: base + offset + RecordCodec.checksumSize + 1,
@@ -207,13 +224,14 @@ final class StoreEngine: @unchecked Sendable {
     }
 
     /// Visits the live, unexpired records of `space` whose key starts with `prefix`.
+    /// - Complexity: O(keys of `space`): only that space's table is walked.
     private func forEachLive(space: UInt32, prefix: [UInt8],
                              _ body: (UnsafeRawPointer, Int, RecordHeader, UInt32) -> Void) throws {
         try rw.withReadLock {
             guard !isClosed else { throw StoreError.closed }
             let now = Clock.nowMillis()
             prefix.withUnsafeBytes { prefixBytes in
-                keydir.forEach { entry in
+                keydir.table(for: space)?.forEach { entry in
                     guard let base = segments.base(of: entry.segment) else { return }
                     let offset = Int(entry.offset)
                     guard let header = RecordCodec.decodeHeader(base, at: offset, limit: segments.limit(of: entry.segment)),

@@ -7,11 +7,20 @@ import CChecksum
 /// stable storage, and deleted when compaction removes a segment it names. On open it is used
 /// only when every segment it lists is present with the recorded length; records appended after
 /// it (from `activeLength` on in the active segment, and whole newer segments) are replayed.
+///
+/// Version 2 stores the keydir as one table per key space. A version 1 snapshot (one table for
+/// every space, written before 2026-11-25) is recognised and not used: the opener reads the
+/// segments instead, and its next snapshot is version 2.
 struct IndexSnapshot {
     static let magic: [UInt8] = Array("USNP".utf8)
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
+    /// The version whose single table has no key spaces; readable layout, not used.
+    static let unspacedVersion: UInt16 = 1
     static let headerSize = 48
     static let segmentRecordSize = 24
+    static let tableHeaderSize = 12
+    /// The fewest bytes an entry takes: a one-byte gap, the tag, a one-byte segment id, the offset.
+    static let minimumEntrySize = 10
     static let noActiveSegment = UInt32.max
 
     struct SegmentInfo: Equatable {
@@ -21,17 +30,24 @@ struct IndexSnapshot {
         var recordCount: UInt32
     }
 
+    /// Why a snapshot that is intact cannot be used.
+    struct Unusable: Error, CustomStringConvertible {
+        var description: String
+    }
+
     var maxSequence: UInt64
     var nextSegmentID: UInt32
     var activeSegmentID: UInt32
     var activeLength: UInt32
-    var tableCapacity: UInt32
     var segments: [SegmentInfo]
 
-    /// Serializes the snapshot with the entries of `keydir`, in slot order.
-    func encode(keydir: KeyDir) -> [UInt8] {
+    /// Serializes the snapshot with the entries of `keydir`: its non-empty tables in the order
+    /// the keydir holds them, each table's entries in slot order.
+    func encode(keydir: SpaceKeyDirs) -> [UInt8] {
         var bytes = Self.magic
-        bytes.reserveCapacity(Self.headerSize + segments.count * Self.segmentRecordSize + keydir.count * 8 + 4)
+        let tables = keydir.tables.indices.filter { keydir.tables[$0].count > 0 }
+        bytes.reserveCapacity(Self.headerSize + segments.count * Self.segmentRecordSize
+                              + tables.count * Self.tableHeaderSize + keydir.count * 8 + 4)
         LittleEndian.append16(Self.version, to: &bytes)
         LittleEndian.append16(0, to: &bytes)
         LittleEndian.append64(maxSequence, to: &bytes)
@@ -40,7 +56,7 @@ struct IndexSnapshot {
         LittleEndian.append32(activeLength, to: &bytes)
         LittleEndian.append32(UInt32(segments.count), to: &bytes)
         LittleEndian.append64(UInt64(keydir.count), to: &bytes)
-        LittleEndian.append32(tableCapacity, to: &bytes)
+        LittleEndian.append32(UInt32(tables.count), to: &bytes)
         LittleEndian.append32(0, to: &bytes)
         for segment in segments {
             LittleEndian.append32(segment.id, to: &bytes)
@@ -49,15 +65,21 @@ struct IndexSnapshot {
             LittleEndian.append32(segment.recordCount, to: &bytes)
             LittleEndian.append32(0, to: &bytes)
         }
-        // Entries in slot order, each with its slot (as the gap from the previous one, so
-        // usually one byte): an opener puts every entry straight back into the same slot.
-        var previous = -1
-        keydir.forEachSlot { slot, entry in
-            Varint.append(UInt64(slot - previous - 1), to: &bytes)
-            previous = slot
-            LittleEndian.append32(entry.tag, to: &bytes)
-            Varint.append(UInt64(entry.segment), to: &bytes)
-            LittleEndian.append32(entry.offset, to: &bytes)
+        for index in tables {
+            let table = keydir.tables[index]
+            LittleEndian.append32(keydir.spaces[index], to: &bytes)
+            LittleEndian.append32(UInt32(table.capacity), to: &bytes)
+            LittleEndian.append32(UInt32(table.count), to: &bytes)
+            // Entries in slot order, each with its slot (as the gap from the previous one, so
+            // usually one byte): an opener puts every entry straight back into the same slot.
+            var previous = -1
+            table.forEachSlot { slot, entry in
+                Varint.append(UInt64(slot - previous - 1), to: &bytes)
+                previous = slot
+                LittleEndian.append32(entry.tag, to: &bytes)
+                Varint.append(UInt64(entry.segment), to: &bytes)
+                LittleEndian.append32(entry.offset, to: &bytes)
+            }
         }
         let crc = bytes.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }
         LittleEndian.append32(crc, to: &bytes)
@@ -65,10 +87,11 @@ struct IndexSnapshot {
     }
 
     /// Parses a snapshot and rebuilds the keydir it holds.
-    /// Throws `corrupt` naming the offset when any byte is not as FORMAT.md says.
-    /// - Complexity: O(entries); entries go straight into their recorded slots when the recorded
-    ///   capacity is plausible for their number, else they are inserted into a table sized anew.
-    static func decode(_ raw: UnsafeRawBufferPointer, path: String) throws -> (IndexSnapshot, KeyDir) {
+    /// - Throws: `corrupt` naming the offset when any byte is not as FORMAT.md says;
+    ///   `Unusable` for an intact version 1 snapshot (it has no key spaces).
+    /// - Complexity: O(entries); a table's entries go straight into their recorded slots when
+    ///   its recorded capacity is plausible for their number, else into a table sized anew.
+    static func decode(_ raw: UnsafeRawBufferPointer, path: String) throws -> (IndexSnapshot, SpaceKeyDirs) {
         guard let base = raw.baseAddress, raw.count >= headerSize + 4 else {
             throw StoreError.corrupt("\(path): \(raw.count) bytes, too short for a snapshot")
         }
@@ -77,12 +100,17 @@ struct IndexSnapshot {
         guard LittleEndian.load32(base, end) == cs_crc32c_extend(0, base, end) else {
             throw StoreError.corrupt("\(path): checksum mismatch at offset \(end)")
         }
-        guard LittleEndian.load16(base, 4) == version else { throw StoreError.corrupt("\(path): unsupported version") }
+        let fileVersion = LittleEndian.load16(base, 4)
+        guard fileVersion != unspacedVersion else {
+            throw Unusable(description: "\(path): version 1 (one table for all key spaces); the segments are read instead and the next snapshot is version 2")
+        }
+        guard fileVersion == version else { throw StoreError.corrupt("\(path): unsupported version \(fileVersion)") }
         var snapshot = IndexSnapshot(maxSequence: LittleEndian.load64(base, 8), nextSegmentID: LittleEndian.load32(base, 16),
                                      activeSegmentID: LittleEndian.load32(base, 20), activeLength: LittleEndian.load32(base, 24),
-                                     tableCapacity: LittleEndian.load32(base, 40), segments: [])
+                                     segments: [])
         let segmentCount = Int(LittleEndian.load32(base, 28))
         let entryCount = LittleEndian.load64(base, 32)
+        let tableCount = Int(LittleEndian.load32(base, 40))
         var at = headerSize
         guard segmentCount <= (end - at) / segmentRecordSize else {
             throw StoreError.corrupt("\(path): segment count \(segmentCount) exceeds the file")
@@ -93,17 +121,42 @@ struct IndexSnapshot {
                                                  recordCount: LittleEndian.load32(base, at + 16)))
             at += segmentRecordSize
         }
-        // Each entry takes at least 10 bytes: a count beyond that is corrupt, not a reason to allocate.
-        guard entryCount <= UInt64((end - at) / 10) else {
-            throw StoreError.corrupt("\(path): entry count \(entryCount) exceeds the file")
+        // A count beyond what the bytes can hold is corrupt, not a reason to allocate.
+        guard tableCount <= (end - at) / tableHeaderSize,
+              entryCount <= UInt64((end - at - tableCount * tableHeaderSize) / minimumEntrySize) else {
+            throw StoreError.corrupt("\(path): table count \(tableCount) or entry count \(entryCount) exceeds the file")
         }
-        let count = Int(entryCount)
-        let capacity = Int(snapshot.tableCapacity)
+        let keydir = SpaceKeyDirs()
+        var total = 0
+        for _ in 0..<tableCount {
+            guard at + tableHeaderSize <= end else { throw StoreError.corrupt("\(path): table header truncated at offset \(at)") }
+            let space = LittleEndian.load32(base, at)
+            let capacity = Int(LittleEndian.load32(base, at + 4))
+            let count = Int(LittleEndian.load32(base, at + 8))
+            guard keydir.table(for: space) == nil else { throw StoreError.corrupt("\(path): key space \(space) listed twice at offset \(at)") }
+            guard count > 0, count <= (end - at - tableHeaderSize) / minimumEntrySize else {
+                throw StoreError.corrupt("\(path): entry count \(count) of key space \(space) impossible at offset \(at)")
+            }
+            at += tableHeaderSize
+            let table = try decodeTable(base, at: &at, end: end, capacity: capacity, count: count, path: path)
+            keydir.add(table, for: space)
+            total += count
+        }
+        guard UInt64(total) == entryCount else {
+            throw StoreError.corrupt("\(path): tables hold \(total) entries, the header says \(entryCount)")
+        }
+        guard at == end else { throw StoreError.corrupt("\(path): \(end - at) unexpected bytes at offset \(at)") }
+        return (snapshot, keydir)
+    }
+
+    /// Reads one table's `count` entries from `at`, leaving `at` after them.
+    private static func decodeTable(_ base: UnsafeRawPointer, at: inout Int, end: Int, capacity: Int, count: Int,
+                                    path: String) throws -> KeyDir {
         // Direct placement needs the very table the entries came from; a capacity out of
         // proportion to the count (or a corrupt one) is not worth trusting with an allocation.
         let direct = capacity >= KeyDir.minimumCapacity && count * 4 <= capacity * 3 && capacity <= count * 4 + 1024
-        let keydir = direct ? KeyDir(capacity: capacity) : KeyDir()
-        if !direct { keydir.reserve(count) }
+        let table = direct ? KeyDir(capacity: capacity) : KeyDir()
+        if !direct { table.reserve(count) }
         var slot = -1
         for index in 0..<count {
             guard let gap = Varint.read(base, at: at, limit: end), gap.next + 4 <= end,
@@ -116,14 +169,15 @@ struct IndexSnapshot {
             let location = RecordLocation(segment: UInt32(segment.value), offset: LittleEndian.load32(base, segment.next))
             guard tag != 0 else { throw StoreError.corrupt("\(path): entry \(index) has tag 0 at offset \(at)") }
             if direct {
-                guard slot < capacity else { throw StoreError.corrupt("\(path): entry \(index) slot \(slot) beyond the table") }
-                keydir.restore(slot: slot, tag: tag, location: location)
+                guard slot < capacity else {
+                    throw StoreError.corrupt("\(path): entry \(index) slot \(slot) beyond the table at offset \(at)")
+                }
+                table.restore(slot: slot, tag: tag, location: location)
             } else {
-                keydir.insert(tag: tag, location: location)
+                table.insert(tag: tag, location: location)
             }
             at = segment.next + 4
         }
-        guard at == end else { throw StoreError.corrupt("\(path): \(end - at) unexpected bytes at offset \(at)") }
-        return (snapshot, keydir)
+        return table
     }
 }

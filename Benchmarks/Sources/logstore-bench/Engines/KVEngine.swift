@@ -67,6 +67,11 @@ protocol KVEngine: AnyObject, SendableMetatype {
     /// (LogStore's index snapshot), so the next open is a cold one. Returns a label for that
     /// cold open, or nil when the engine keeps nothing of the kind.
     static func removeReopenAccelerators(in directory: URL) throws -> String?
+
+    /// Writes `keys` into a key space of their own beside the store's keys (untimed), then lists
+    /// that space `repetitions` times; returns the seconds all listings took, or nil when the
+    /// engine has no key spaces. Throws when a listing does not return exactly those keys.
+    func listSmallSpace(_ keys: [[UInt8]], repetitions: Int) throws -> Double?
 }
 
 extension KVEngine {
@@ -75,6 +80,7 @@ extension KVEngine {
     func compact() throws {}
     func settle() throws {}
     static func removeReopenAccelerators(in directory: URL) throws -> String? { nil }
+    func listSmallSpace(_ keys: [[UInt8]], repetitions: Int) throws -> Double? { nil }
 
     func putBatch(_ keys: [[UInt8]], _ values: [[UInt8]]) throws {
         for i in keys.indices { try put(keys[i], values[i]) }
@@ -137,7 +143,7 @@ enum EngineRegistry {
 
     static let all: [EngineSpec] = [
         .make(LogStoreEngine.self, name: LogStoreEngine.plainName, kind: "this package's engine",
-              included: storeWorkloads.union(["reopen-full-scan", "encrypted-put", "encrypted-get", "compressed-put", "compressed-get"]),
+              included: storeWorkloads.union(["reopen-full-scan", "list-space", "encrypted-put", "encrypted-get", "compressed-put", "compressed-get"]),
               compaction: "LogStore.compact()",
               probe: { .success("built in") }, settings: { LogStoreEngine.settings(name: LogStoreEngine.plainName, durability: $0) }),
         .make(LogStoreEngine.self, name: LogStoreEngine.encryptedName, kind: "this package's engine, AES-256-GCM per value",

@@ -79,6 +79,21 @@ final class LogStoreEngine: KVEngine {
 
     var indexMemoryBytes: Int? { store.statistics.keydirBytes }
 
+    func listSmallSpace(_ keys: [[UInt8]], repetitions: Int) throws -> Double? {
+        var batch = LogStore.WriteBatch()
+        for key in keys { batch.put(key, forKey: key, space: 1) }
+        try store.write(batch)
+        let expected = keys.sorted { $0.lexicographicallyPrecedes($1) }
+        let start = MonotonicClock.now()
+        var listed = 0
+        for _ in 0..<repetitions { listed += try store.keys(space: 1).count }
+        let seconds = Double(MonotonicClock.now() - start) / 1e9
+        guard listed == keys.count * repetitions, try store.keys(space: 1) == expected else {
+            throw BenchError.verification("keys(space: 1) listed \(listed / repetitions) keys, expected \(keys.count)")
+        }
+        return seconds
+    }
+
     var statisticsSummary: String? {
         let s = store.statistics
         return "keys \(s.liveKeys), segments \(s.segmentCount) (\(Format.bytes(s.segmentBytes))), " +

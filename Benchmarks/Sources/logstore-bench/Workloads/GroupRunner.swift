@@ -73,6 +73,7 @@ final class GroupRunner<E: KVEngine> {
         if wants("overwrite/\(suffix)") { try overwrite("overwrite/\(suffix)") }
         if wants("compaction") { try compaction() }
         if wants("reopen") || wants("reopen-full-scan") { try reopen() }
+        if wants("list-space") { try listSpace() }
         if wants("mixed") { try mixed() }
         if wants("delete/\(suffix)") { try delete("delete/\(suffix)") }
     }
@@ -313,6 +314,17 @@ final class GroupRunner<E: KVEngine> {
                 context.checkpoint("after reopen-full-scan", indexBytes: engine.indexMemoryBytes, keys: keys)
             }
         }
+    }
+
+    /// A 100-key space listed 1,000 times in the big store (engines with key spaces only).
+    private func listSpace() throws {
+        let small = (0..<100).map { Array("small\($0)".utf8) }
+        let repetitions = 1000
+        context.beginPhase()
+        guard let seconds = try engine.listSmallSpace(small, repetitions: repetitions) else { return }
+        var row = result("list-space", ops: repetitions, seconds: seconds)
+        row.details.append("\(Format.fixed(seconds / Double(repetitions) * 1e6, 1)) us per listing of 100 keys in a store of \(Format.count(keys + 100)) keys")
+        report.results.append(row)
     }
 
     /// `mixedThreads` threads, each with its own handle, `mixedReadPercent`% gets of random

@@ -65,7 +65,7 @@ enum WorkloadGroup: String, Codable, CaseIterable, Sendable {
     var workloads: [String] {
         switch self {
         case .small: return ["put/16B", "get/16B", "overwrite/16B", "delete/16B"]
-        case .medium: return ["put/100B", "get/100B", "overwrite/100B", "compaction", "reopen", "reopen-full-scan", "mixed", "delete/100B"]
+        case .medium: return ["put/100B", "get/100B", "overwrite/100B", "compaction", "reopen", "reopen-full-scan", "list-space", "mixed", "delete/100B"]
         case .large: return ["put/4KiB", "get/4KiB", "overwrite/4KiB", "delete/4KiB"]
         case .fsync: return ["fsync-put/1w", "fsync-put/8w"]
         case .encrypted100: return ["encrypted-put/100B", "encrypted-get/100B"]
@@ -152,6 +152,9 @@ enum WorkloadCatalog {
             return "close, then open + one get of a random key, same process (files in the page cache), \(n) keys x 100 B; median of \(config.reopenRuns)"
         case "reopen-full-scan":
             return "as reopen, without LogStore's index snapshot (a full scan); median of \(config.coldReopenRuns)"
+        case "list-space":
+            return "LogStore only: 100 keys written into key space 1 of the \(n)-key store (its keys are in space 0), then keys(space: 1) listed " +
+                "1,000 times and checked; ops/s = listings per second"
         case "mixed":
             return "\(config.mixedThreads) threads on one store of \(n) keys x 100 B, \(config.mixedReadPercent)% gets / \(100 - config.mixedReadPercent)% puts of random keys, " +
                 "\(Format.count(config.mixedOps)) ops in all, a handle per thread; every get checked; ops/s and latency over all threads"
