@@ -444,6 +444,20 @@ def scan_records(d, segment_id, start, end, name, report, active_hint=None, batc
     return s
 
 
+def is_lost_write(d, lo, hi):
+    """FORMAT.md "Recovery" rule 2: zero bytes from `lo`, or from a multiple of 512 inside
+    [lo, hi), up to the next multiple of 512, that multiple not past `hi`."""
+    start = lo
+    while start < hi:
+        boundary = (start // 512 + 1) * 512
+        if boundary > hi:
+            return False
+        if d.count(0, start, boundary) == boundary - start:
+            return True
+        start = boundary
+    return False
+
+
 def read_segment_file(path, segment_id, name, report, limit=None):
     """Reads and scans one segment file. Returns SegmentScan or None when unreadable.
     `limit`: only consider bytes [0, limit) (used for snapshot coverage)."""
@@ -595,6 +609,22 @@ class Store:
         # the active segment: the newest (highest id) segment whose flags bit 0 is clear
         cands = [sid for sid, s in self.scans.items() if not (s.header.flags & 1)]
         self.active_id = max(cands) if cands else None
+        # FORMAT.md "Recovery" rule 2: in the active segment, corrupt bytes that are a lost
+        # write (zero from their start, or from a multiple of 512 in them, up to the next
+        # multiple of 512, not past their end) end the segment's content there.
+        if self.active_id is not None:
+            a = self.scans[self.active_id]
+            path = os.path.join(self.dir, a.name)
+            with open(path, "rb") as f:
+                d = f.read()
+            for (lo, hi) in a.corrupt:
+                if is_lost_write(d, lo, hi):
+                    self.report("%s: corrupt bytes %d..<%d are a lost write: the active segment's "
+                                "content ends there (the records after it are cut)" % (a.name, lo, hi))
+                    cut = read_segment_file(path, self.active_id, a.name, lambda _: None, limit=lo)
+                    if cut is not None:
+                        self.scans[self.active_id] = cut
+                    break
         for sid, s in self.scans.items():
             s.is_active = sid == self.active_id
             if s.tail and s.tail[0] == "torn":

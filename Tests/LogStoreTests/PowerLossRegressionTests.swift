@@ -14,7 +14,7 @@ final class PowerLossRegressionTests: StoreTestCase {
         PowerLossSimulator.start(root: directory.path)
         do {
             let store = try LogStore(directory: directory, options: options(segmentSize: 4 << 10, durability: .groupCommit(interval: 60)))
-            for i in 0..<40 { try store.put([UInt8](repeating: UInt8(i), count: 300), forKey: b("k\(i)")) }
+            for i in 0..<40 { try store.put(incompressible(300, seed: UInt64(i)), forKey: b("k\(i)")) }
             try store.close()
         } catch {
             _ = PowerLossSimulator.stop()
@@ -65,6 +65,14 @@ final class PowerLossRegressionTests: StoreTestCase {
         // The sectors of "b" never reached the disk: its bytes read back as zero.
         try modifyFile(segment) { bytes in
             for i in lost.offset..<(lost.offset + lost.header.totalLength) { bytes[i] = 0 }
+        }
+        // A read-only opener (which zeroes nothing) reads the same.
+        do {
+            let reader = try LogStore(directory: directory, options: options(readOnly: true))
+            XCTAssertEqual(try reader.get(forKey: b("a")), b("first"), "read-only: the delete after the lost write must not survive it")
+            XCTAssertNil(try reader.get(forKey: b("c")), "read-only")
+            XCTAssertEqual(try reader.verify().problems, [], "read-only")
+            try reader.close()
         }
         let store = try LogStore(directory: directory, options: options())
         defer { try? store.close() }

@@ -15,6 +15,12 @@ import XCTest
 final class PowerLossTests: XCTestCase {
     private typealias State = [String: [UInt8]]
 
+    /// The workloads choose their own options (the rekey campaign is encrypted and compressed),
+    /// so the runs of the store tests in the other LOGSTORE_TEST_MODEs would only repeat them.
+    override func setUpWithError() throws {
+        try XCTSkipIf(TestMode.current != .plain, "power-loss campaigns run in the plain test mode only")
+    }
+
     private static let keyA = LogStore.Options.Encryption(key: [UInt8](repeating: 0xA1, count: 32), keyID: 1)
     private static let keyB = LogStore.Options.Encryption(key: [UInt8](repeating: 0xB2, count: 32), keyID: 2)
 

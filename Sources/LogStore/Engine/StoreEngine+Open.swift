@@ -262,6 +262,9 @@ extension StoreEngine {
     private func replay(_ work: [(segment: Segment, from: Int)]) {
         var tombstones: [(tag: UInt32, location: RecordLocation)] = []
         var maxSequence = nextSequence - 1
+        // The segment the write path appended to last: the active one, or for a read-only
+        // opener (which has none) the one that would be.
+        let lastWritten = active?.id ?? segments.all.last(where: { !$0.header.isCompactionOutput })?.id
         for (segment, start) in work {
             let fileLength = segment.length
             segments.setLimit(fileLength, of: segment.id)
@@ -278,7 +281,7 @@ extension StoreEngine {
                     for member in write {
                         applyRecovered(segment: segment, offset: member.offset, header: member.header, tombstones: &tombstones)
                     }
-                case .corrupt(let range) where segment === active && PowerLossHole.isLostWrite(segment.base, range):
+                case .corrupt(let range) where segment.id == lastWritten && PowerLossHole.isLostWrite(segment.base, range):
                     // Unsynced writes that landed out of order (a power loss): the records after
                     // the hole were never synced either; keeping them would show later writes
                     // without earlier ones. Cut here, like a torn tail.
@@ -302,12 +305,15 @@ extension StoreEngine {
                     segment.zeroTail(from: validEnd)
                 }
                 segment.length = validEnd
+            } else if cutAtLostWrite {
+                // Read-only: nothing is zeroed, but nothing after the cut is read either.
+                segment.length = validEnd
             } else if !scanner.tailIsClean {
                 // Sealed segments keep their file length (the snapshot checks it); the garbage
                 // counts as dead bytes until compaction drops it.
                 recoveryReport.append("\(segment.path): \(fileLength - validEnd) bytes of garbage after the last record at offset \(validEnd)")
             }
-            segments.setLimit(segment === active ? segment.length : fileLength, of: segment.id)
+            segments.setLimit(segment === active || cutAtLostWrite ? segment.length : fileLength, of: segment.id)
         }
         for tombstone in tombstones {
             if let slot = keydir.find(tag: tombstone.tag, location: tombstone.location),
