@@ -37,18 +37,35 @@ final class DefaultModePowerLossTests: XCTestCase {
         return head + (0..<(60 + (key * 37 + version * 11) % 700)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ key &+ version) }
     }
 
-    /// Time marks in the recording: (recording index, uptime in ns).
-    private final class Clock {
-        var marks: [(index: Int, nanos: UInt64)] = []
+    /// Time marks in the recording: (recording index, uptime in ns), from the workload and from a
+    /// ticker thread every millisecond (so a cut inside a long operation has a close time too).
+    private final class Clock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var marks: [(index: Int, nanos: UInt64)] = []
+        private var ticking = false
         @discardableResult
         func tick() -> UInt64 {
+            lock.lock()
+            defer { lock.unlock() }
             let index = PowerLossSimulator.mark("t")
             let now = DispatchTime.now().uptimeNanoseconds
             marks.append((index, now))
             return now
         }
+        func startTicker() {
+            lock.withLock { ticking = true }
+            Thread.detachNewThread { [self] in
+                while lock.withLock({ ticking }) {
+                    tick()
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+            }
+        }
+        func stopTicker() { lock.withLock { ticking = false } }
         /// The time of the first mark at or after `index`: no earlier than the cut.
-        func upperBound(of index: Int, end: UInt64) -> UInt64 { marks.first { $0.index >= index }?.nanos ?? end }
+        func upperBound(of index: Int, end: UInt64) -> UInt64 {
+            lock.withLock { marks.first { $0.index >= index }?.nanos ?? end }
+        }
     }
 
     func testDefaultModeLosesAtMostTheWindowAndKeepsAPrefix() throws {
@@ -63,6 +80,8 @@ final class DefaultModePowerLossTests: XCTestCase {
         let report = PowerLossCampaign.run("processCrashSafe-window", workload: { directory in
             var random = PowerLossImage.SplitMix(seed: 21)
             let store = try LogStore(directory: directory, options: options)
+            clock.startTicker()
+            defer { clock.stopTicker() }
             for version in 1...240 {
                 var state = journal.current
                 var payload = 0
@@ -100,8 +119,8 @@ final class DefaultModePowerLossTests: XCTestCase {
                 payloads.append(payload)
                 journal.acknowledge(state)
                 if version % 8 == 0 {
-                    // A pause, so timed rounds run between operations; marks keep the clock fine.
-                    for _ in 0..<6 { Thread.sleep(forTimeInterval: 0.002); clock.tick() }
+                    // A pause, so timed rounds run between operations.
+                    Thread.sleep(forTimeInterval: 0.012)
                 }
             }
             end = clock.tick()
