@@ -22,10 +22,13 @@ public final class LogStore: Sendable {
         /// What a successful write promises.
         public enum Durability: Sendable, Equatable {
             /// The write survives the process being killed at any point (it is in the kernel's
-            /// page cache when the call returns), but not a power loss. MMKV's promise.
+            /// page cache when the call returns). A background syncer, which no write waits on,
+            /// bounds what a power loss can lose: at most the writes of the last
+            /// `maxUnsyncedInterval` or the last `maxUnsyncedBytes`, whichever is less.
             case processCrashSafe
-            /// Like `processCrashSafe`, and a background task syncs to stable storage every
-            /// `interval` seconds, so a power loss loses at most about that much.
+            /// Like `processCrashSafe` with `interval` in place of `maxUnsyncedInterval`: a power
+            /// loss loses at most the writes of the last `interval` seconds (or the last
+            /// `maxUnsyncedBytes`).
             case groupCommit(interval: TimeInterval)
             /// The write is on stable storage when the call returns. Writers waiting at the same
             /// time share one fsync.
@@ -34,6 +37,17 @@ public final class LogStore: Sendable {
 
         /// Default `.processCrashSafe`.
         public var durability: Durability = .processCrashSafe
+        /// In `.processCrashSafe`, the longest an acknowledged write stays unsynced (seconds;
+        /// default 1): a write is on stable storage at most this long after it returned, as long
+        /// as one fsync round of the background syncer takes less than half of it. The syncer
+        /// wakes once per half interval while writes come in, and never when none do.
+        public var maxUnsyncedInterval: TimeInterval = 1
+        /// In `.processCrashSafe` and `.groupCommit`, the most bytes of acknowledged records
+        /// (as encoded in the log) that may be unsynced at any moment (default 4 MiB). The
+        /// background syncer starts a round once half of it is unsynced; a write that would
+        /// leave more unsynced (the disk is not keeping up) syncs before it returns, the only
+        /// time a write waits for the disk in these modes.
+        public var maxUnsyncedBytes: Int = 4 << 20
         /// Bytes after which the active segment is sealed and a new one started (default 64 MiB).
         /// A record larger than this gets a segment of its own.
         public var segmentSize: Int = 64 << 20

@@ -11,6 +11,10 @@ extension StoreEngine {
             try active?.file.syncData()
             try Directory.sync(directory)
         }
+        if let backgroundSyncer {
+            backgroundSyncer.roundBegins()
+            backgroundSyncer.roundCompleted(captured: backgroundSyncer.capturedBytes)
+        }
     }
 
     /// Writes the index snapshot of the current keydir. Every segment must already be on
@@ -30,8 +34,6 @@ extension StoreEngine {
         try compactionMutex.withLock {
             try writeMutex.withLock {
                 guard !isClosed else { return }
-                groupCommitTimer?.cancel()
-                groupCommitTimer = nil
                 var failure: Error?
                 if !options.readOnly {
                     do {

@@ -37,7 +37,7 @@ extension StoreEngine {
                 recoveryReport.append("finished an interrupted rekey from key id \(from)")
             }
         }
-        if case .groupCommit(let interval) = options.durability, !readOnly { startGroupCommit(interval: interval) }
+        startBackgroundSyncer()
     }
 
     // MARK: Keys

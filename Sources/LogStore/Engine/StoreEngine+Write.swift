@@ -111,8 +111,14 @@ extension StoreEngine {
             }
         }
         generation += 1
-        // Only the fsync modes wait on generations; skip the coordinator's lock otherwise.
-        if isDurableMode { syncer.noteWritten(generation) }
+        // Only fsyncEachWrite waits on generations; skip the coordinator's lock otherwise.
+        if let backgroundSyncer {
+            // One add and one compare unless a sync round is due (BackgroundSyncer).
+            backgroundSyncer.appendedBytes &+= UInt64(total)
+            if backgroundSyncer.appendedBytes >= backgroundSyncer.slowPathAt { try backgroundSyncSlowPath(backgroundSyncer) }
+        } else if isDurableMode {
+            syncer.noteWritten(generation)
+        }
         return generation
     }
 
@@ -220,7 +226,13 @@ extension StoreEngine {
         guard capacity <= Int(UInt32.max) else { throw StoreError.valueTooLarge(minimumCapacity) }
         if let old = active {
             try old.trimToLength()
-            if isDurableMode { try syncFailure.sync { try old.file.syncData() } } else { unsyncedSegments.append(old) }
+            if isDurableMode {
+                try syncFailure.sync { try old.file.syncData() }
+            } else {
+                // The background syncer syncs it, then the directory naming the new segment.
+                unsyncedSegments.append(old)
+                backgroundSyncer?.directoryDirty = true
+            }
         }
         let id = nextSegmentID
         let segment = try Segment.create(path: segmentPath(id), id: id, flags: 0, capacity: capacity,
@@ -253,6 +265,10 @@ extension StoreEngine {
     }
 
     func sync() throws {
+        if writeMutex.withLock({ backgroundSyncer != nil }) {
+            try syncLog()
+            return
+        }
         let pending: [Segment] = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
             defer { unsyncedSegments = [] }
@@ -263,18 +279,5 @@ extension StoreEngine {
         }
         try syncActiveSegment()
         if !pending.isEmpty { try syncFailure.sync { try Directory.sync(directory) } }
-    }
-
-    /// Starts the group-commit timer for `.groupCommit` stores.
-    func startGroupCommit(interval: TimeInterval) {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "UnifiedStorage.LogStore.groupCommit"))
-        let nanos = max(1_000_000, Int((interval * 1e9).rounded()))
-        timer.schedule(deadline: .now() + .nanoseconds(nanos), repeating: .nanoseconds(nanos))
-        timer.setEventHandler { [weak self] in
-            guard let self, self.syncer.hasUnsyncedWrites else { return }
-            try? self.syncer.syncAll { () in try self.syncActiveSegment() }
-        }
-        timer.resume()
-        groupCommitTimer = timer
     }
 }

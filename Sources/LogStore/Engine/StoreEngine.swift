@@ -58,7 +58,9 @@ final class StoreEngine: @unchecked Sendable {
     /// Set when a compaction committed on disk but could not finish in memory: the next open
     /// finishes it, and no further compaction runs in this session.
     var compactionNeedsReopen = false
-    var groupCommitTimer: DispatchSourceTimer?
+    /// Bounds the unsynced log in `.processCrashSafe` and `.groupCommit` stores; nil in
+    /// `.fsyncEachWrite` and read-only stores. Set once at open. (writeMutex)
+    @exclusivity(unchecked) var backgroundSyncer: BackgroundSyncer?
     /// Failures of background compactions, kept for statistics and tools.
     var backgroundErrors: [String] = []
 

@@ -1,0 +1,87 @@
+import Foundation
+
+extension StoreEngine {
+    /// Starts the background syncer of a `.processCrashSafe` or `.groupCommit` store (not
+    /// read-only): its window is `groupCommit`'s interval or `options.maxUnsyncedInterval`.
+    /// Segments found at open are synced by its first round (a killed process may have left
+    /// them in the page cache only). Called once, at the end of open.
+    func startBackgroundSyncer() {
+        guard !options.readOnly, options.durability != .fsyncEachWrite else { return }
+        let interval: TimeInterval
+        if case .groupCommit(let groupInterval) = options.durability { interval = groupInterval } else { interval = options.maxUnsyncedInterval }
+        let syncer = BackgroundSyncer(interval: interval, byteLimit: options.maxUnsyncedBytes)
+        writeMutex.withLock {
+            for segment in segments.all where segment !== active && !unsyncedSegments.contains(where: { $0 === segment }) {
+                unsyncedSegments.append(segment)
+            }
+            syncer.directoryDirty = true
+            syncer.urgentQueued = true
+            syncer.updateSlowPath()
+            backgroundSyncer = syncer
+        }
+        syncer.queue.async { [weak self] in self?.backgroundRound() }
+    }
+
+    /// The writer's slow path, taken when `appendedBytes` crossed `slowPathAt`: schedules or
+    /// queues a round, or, when more than `maxUnsyncedBytes` would be unsynced, syncs before the
+    /// write returns. Caller holds `writeMutex`.
+    func backgroundSyncSlowPath(_ syncer: BackgroundSyncer) throws {
+        for decision in syncer.decide() {
+            switch decision {
+            case .none:
+                break
+            case .scheduleTimed:
+                let delay = Int((syncer.interval * 1e9 / 2).rounded())
+                syncer.queue.asyncAfter(deadline: .now() + .nanoseconds(max(1, delay))) { [weak self] in self?.backgroundRound() }
+            case .queueUrgent:
+                syncer.queue.async { [weak self] in self?.backgroundRound() }
+            case .syncNow:
+                try syncLogLocked(syncer)
+            }
+        }
+    }
+
+    /// One round on the syncer's queue; a failure is remembered by `syncFailure` (later writes
+    /// and syncs throw it).
+    private func backgroundRound() {
+        try? syncLog()
+    }
+
+    /// Fsyncs everything appended so far without holding `writeMutex` during the fsyncs: the
+    /// sealed segments not yet synced, then the active segment, then the directory when
+    /// segments were created. Writers go on meanwhile.
+    func syncLog() throws {
+        typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64)
+        let round: Round? = try writeMutex.withLock {
+            guard !isClosed else { throw StoreError.closed }
+            guard let syncer = backgroundSyncer else { return nil }
+            let directoryDirty = syncer.directoryDirty
+            syncer.roundBegins()
+            return (unsyncedSegments, active, directoryDirty, syncer.capturedBytes)
+        }
+        guard let round else { return }
+        try syncFailure.sync {
+            for segment in round.sealed { try segment.file.syncData() }
+            try round.active?.file.syncData()
+            if round.directory { try Directory.sync(directory) }
+        }
+        writeMutex.withLock {
+            unsyncedSegments.removeAll { segment in round.sealed.contains { $0 === segment } }
+            backgroundSyncer?.roundCompleted(captured: round.captured)
+        }
+    }
+
+    /// `syncLog` with `writeMutex` held throughout (a writer past `maxUnsyncedBytes`).
+    private func syncLogLocked(_ syncer: BackgroundSyncer) throws {
+        let directoryDirty = syncer.directoryDirty
+        syncer.roundBegins()
+        let captured = syncer.capturedBytes
+        try syncFailure.sync {
+            for segment in unsyncedSegments { try segment.file.syncData() }
+            try active?.file.syncData()
+            if directoryDirty { try Directory.sync(directory) }
+        }
+        unsyncedSegments.removeAll()
+        syncer.roundCompleted(captured: captured)
+    }
+}
