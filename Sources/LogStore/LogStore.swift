@@ -22,13 +22,15 @@ public final class LogStore: Sendable {
         /// What a successful write promises.
         public enum Durability: Sendable, Equatable {
             /// The write survives the process being killed at any point (it is in the kernel's
-            /// page cache when the call returns). A background syncer, which no write waits on,
-            /// bounds what a power loss can lose: at most the writes of the last
-            /// `maxUnsyncedInterval` or the last `maxUnsyncedBytes`, whichever is less.
+            /// page cache when the call returns). With `maxUnsyncedInterval` or
+            /// `maxUnsyncedBytes` set, a background syncer, which no write waits on, bounds what
+            /// a power loss can lose: at most the writes of the last `maxUnsyncedInterval` or the
+            /// last `maxUnsyncedBytes`, whichever is less. Without either (the default), a power
+            /// loss can lose everything since the last `sync()`, compaction or close.
             case processCrashSafe
             /// Like `processCrashSafe` with `interval` in place of `maxUnsyncedInterval`: a power
             /// loss loses at most the writes of the last `interval` seconds (or the last
-            /// `maxUnsyncedBytes`).
+            /// `maxUnsyncedBytes`, when set).
             case groupCommit(interval: TimeInterval)
             /// The write is on stable storage when the call returns. Writers waiting at the same
             /// time share one fsync.
@@ -38,16 +40,20 @@ public final class LogStore: Sendable {
         /// Default `.processCrashSafe`.
         public var durability: Durability = .processCrashSafe
         /// In `.processCrashSafe`, the longest an acknowledged write stays unsynced (seconds;
-        /// default 1): a write is on stable storage at most this long after it returned, as long
-        /// as one fsync round of the background syncer takes less than half of it. The syncer
-        /// wakes once per half interval while writes come in, and never when none do.
-        public var maxUnsyncedInterval: TimeInterval = 1
+        /// default nil: no time bound): a write is on stable storage at most this long after it
+        /// returned, as long as one fsync round of the background syncer takes less than half of
+        /// it. The syncer wakes once per half interval while writes come in, and never when none
+        /// do. Opt-in for now: with 1 s, bursts of puts ran about 40% slower in BENCHMARKS.md's
+        /// run (the background fsyncs compete with the writer), so the default mode stays as fast
+        /// as before until that cost is removed.
+        public var maxUnsyncedInterval: TimeInterval? = nil
         /// In `.processCrashSafe` and `.groupCommit`, the most bytes of acknowledged records
-        /// (as encoded in the log) that may be unsynced at any moment (default 4 MiB). The
-        /// background syncer starts a round once half of it is unsynced; a write that would
-        /// leave more unsynced (the disk is not keeping up) syncs before it returns, the only
-        /// time a write waits for the disk in these modes.
-        public var maxUnsyncedBytes: Int = 4 << 20
+        /// (as encoded in the log) that may be unsynced at any moment (default nil: no byte
+        /// bound). The background syncer starts a round once half of it is unsynced; a write that
+        /// would leave more unsynced (the disk is not keeping up) syncs before it returns, the
+        /// only time a write waits for the disk in these modes, so a burst larger than it runs
+        /// at the disk's sync speed.
+        public var maxUnsyncedBytes: Int? = nil
         /// Bytes after which the active segment is sealed and a new one started (default 64 MiB).
         /// A record larger than this gets a segment of its own.
         public var segmentSize: Int = 64 << 20

@@ -75,48 +75,32 @@ package final class AESGCM: @unchecked Sendable {
     /// - Throws: `StoreError.tampered(what)` when authentication fails.
     package func open(_ sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aadPrefix: UInt8? = nil,
               aad: UnsafeRawBufferPointer, what: @autoclosure () -> String) throws -> [UInt8] {
-        guard sealed.count >= Self.tagSize, let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+        guard sealed.count >= Self.tagSize else {
             throw StoreError.tampered("\(what()): \(sealed.count) bytes, shorter than the tag")
         }
-        guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
-        let context = try take(encrypting: false)
-        var ok = false
-        defer { give(context, encrypting: false, reusable: ok) }
         let cipherCount = sealed.count - Self.tagSize
-        guard Self.setNonce(context, nonce, tag: UnsafeMutableRawPointer(mutating: base + cipherCount)),
-              Self.authenticate(context, prefix: aadPrefix, aad, update: EVP_DecryptUpdate)
-        else { throw Self.failure("EVP_DecryptUpdate (nonce, tag, additional data)") }
         var verified = false
-        let plaintext = [UInt8](unsafeUninitializedCapacity: cipherCount) { out, initialized in
-            var length: Int32 = 0
-            var written = 0
+        let plaintext = try [UInt8](unsafeUninitializedCapacity: cipherCount) { out, initialized in
+            // An empty plaintext has no buffer; the decryption still wants a valid pointer.
             var scratch: UInt8 = 0
-            // Final writes nothing for GCM; it still wants a valid pointer.
-            let end = out.baseAddress.map { UnsafeMutablePointer($0) } ?? withUnsafeMutablePointer(to: &scratch) { $0 }
-            if cipherCount > 0 {
-                guard EVP_DecryptUpdate(context, out.baseAddress, &length, base, Int32(cipherCount)) == 1 else { return }
-                written = Int(length)
+            verified = try withUnsafeMutablePointer(to: &scratch) { fallback in
+                try open(sealed, nonce: nonce, aadPrefix: aadPrefix, aad: aad, into: UnsafeMutableRawPointer(out.baseAddress ?? fallback))
             }
-            verified = EVP_DecryptFinal_ex(context, cipherCount > 0 ? end + written : end, &length) == 1
-            if verified {
-                initialized = cipherCount
-            } else if let start = out.baseAddress {
-                // Wipe what decryption produced before the tag was refused; none of it leaves here.
-                memset(start, 0, cipherCount)
-            }
+            if verified { initialized = cipherCount }
         }
         guard verified else { throw StoreError.tampered("\(what()): authentication tag does not match") }
-        ok = true
         return plaintext
     }
 
     /// Verifies the tag at the end of `sealed` and decrypts into `output` (room for
-    /// `sealed.count - 16` bytes), without allocating: the segmented file reader's path.
-    /// Returns false, with `output` zeroed, when the tag does not verify (or `sealed` is shorter
-    /// than a tag), so no byte of an unauthenticated plaintext leaves it.
+    /// `sealed.count - 16` bytes), without allocating (the segmented file reader's path, and
+    /// the one under `open(_:nonce:aadPrefix:aad:what:)`). The additional authenticated data is
+    /// `aadPrefix` (when given) followed by `aad`. Returns false, with `output` zeroed, when the
+    /// tag does not verify (or `sealed` is shorter than a tag), so no byte of an unauthenticated
+    /// plaintext leaves it; a context whose tag was refused is freed, never reused.
     /// - Throws: `StoreError.io` when OpenSSL fails for another reason.
-    package func open(_ sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
-                      into output: UnsafeMutableRawPointer) throws -> Bool {
+    package func open(_ sealed: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aadPrefix: UInt8? = nil,
+                      aad: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws -> Bool {
         guard sealed.count >= Self.tagSize, let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
         let context = try take(encrypting: false)
@@ -124,7 +108,7 @@ package final class AESGCM: @unchecked Sendable {
         defer { give(context, encrypting: false, reusable: ok) }
         let cipherCount = sealed.count - Self.tagSize
         guard Self.setNonce(context, nonce, tag: UnsafeMutableRawPointer(mutating: base + cipherCount)),
-              Self.authenticate(context, prefix: nil, aad, update: EVP_DecryptUpdate)
+              Self.authenticate(context, prefix: aadPrefix, aad, update: EVP_DecryptUpdate)
         else { throw Self.failure("EVP_DecryptUpdate (nonce, tag, additional data)") }
         let out = output.assumingMemoryBound(to: UInt8.self)
         var length: Int32 = 0
@@ -134,13 +118,14 @@ package final class AESGCM: @unchecked Sendable {
             verified = EVP_DecryptUpdate(context, out, &length, base, Int32(cipherCount)) == 1
             written = Int(length)
         }
+        // Final writes nothing for GCM; it still wants a valid pointer.
         var scratch: UInt8 = 0
         if verified {
             verified = cipherCount > 0 ? EVP_DecryptFinal_ex(context, out + written, &length) == 1
                                        : EVP_DecryptFinal_ex(context, &scratch, &length) == 1
         }
+        // Wipe what decryption produced before the tag was refused; none of it leaves here.
         if !verified { memset(output, 0, cipherCount) }
-        // As in `open(_:nonce:aadPrefix:aad:what:)`: a context whose tag was refused is freed.
         ok = verified
         return verified
     }

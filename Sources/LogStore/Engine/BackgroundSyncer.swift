@@ -18,9 +18,10 @@ import Foundation
 ///
 /// All state is guarded by the engine's `writeMutex`.
 final class BackgroundSyncer: @unchecked Sendable {
-    /// The longest an acknowledged write stays unsynced (seconds).
+    /// The longest an acknowledged write stays unsynced (seconds; infinite: no time bound).
     let interval: TimeInterval
-    /// The most acknowledged bytes (encoded records) that may be unsynced at any time.
+    /// The most acknowledged bytes (encoded records) that may be unsynced at any time
+    /// (`Int.max`: no byte bound).
     let byteLimit: UInt64
     /// Runs the sync rounds, one at a time.
     let queue = DispatchQueue(label: "UnifiedStorage.LogStore.syncer", qos: .utility)
@@ -67,7 +68,8 @@ final class BackgroundSyncer: @unchecked Sendable {
         if appendedBytes &- syncedBytes > byteLimit { decisions.append(.syncNow) }
         if !timedScheduled {
             timedScheduled = true
-            decisions.append(.scheduleTimed)
+            // An infinite interval (a byte bound alone) never schedules a timed round.
+            if interval.isFinite { decisions.append(.scheduleTimed) }
         }
         if !urgentQueued && appendedBytes &- capturedBytes >= max(1, byteLimit / 2) {
             urgentQueued = true

@@ -1,15 +1,23 @@
 import Foundation
 
 extension StoreEngine {
-    /// Starts the background syncer of a `.processCrashSafe` or `.groupCommit` store (not
-    /// read-only): its window is `groupCommit`'s interval or `options.maxUnsyncedInterval`.
-    /// Segments found at open are synced by its first round (a killed process may have left
-    /// them in the page cache only). Called once, at the end of open.
+    /// Starts the background syncer of a `.groupCommit` store, or of a `.processCrashSafe` one
+    /// with `maxUnsyncedInterval` or `maxUnsyncedBytes` set (never of a read-only store): its
+    /// window is `groupCommit`'s interval or `options.maxUnsyncedInterval` (none when nil), its
+    /// byte bound `options.maxUnsyncedBytes` (none when nil). Segments found at open are synced
+    /// by its first round (a killed process may have left them in the page cache only). Called
+    /// once, at the end of open.
     func startBackgroundSyncer() {
-        guard !options.readOnly, options.durability != .fsyncEachWrite else { return }
+        guard !options.readOnly else { return }
         let interval: TimeInterval
-        if case .groupCommit(let groupInterval) = options.durability { interval = groupInterval } else { interval = options.maxUnsyncedInterval }
-        let syncer = BackgroundSyncer(interval: interval, byteLimit: options.maxUnsyncedBytes)
+        switch options.durability {
+        case .fsyncEachWrite: return
+        case .groupCommit(let groupInterval): interval = groupInterval
+        case .processCrashSafe:
+            guard options.maxUnsyncedInterval != nil || options.maxUnsyncedBytes != nil else { return }
+            interval = options.maxUnsyncedInterval ?? .infinity
+        }
+        let syncer = BackgroundSyncer(interval: interval, byteLimit: options.maxUnsyncedBytes ?? Int.max)
         writeMutex.withLock {
             for segment in segments.all where segment !== active && !unsyncedSegments.contains(where: { $0 === segment }) {
                 unsyncedSegments.append(segment)
