@@ -10,6 +10,7 @@
 #   LOGSTORE_CRASH_CYCLES=1000 scripts/test.sh    # the kill -9 crash campaign, 1000 cycles
 #   FUZZ_RUNS=10000000 scripts/test.sh            # every fuzzer for 10 million executions
 #   POWERLOSS_CUTS=0 POWERLOSS_OUTCOMES=5 swift test --filter PowerLoss   # every power-loss cut point (RELIABILITY.md)
+#   SQLLOGICTEST_ALL=1 swift test --filter SQLLogicTests.testWholeCorpus  # all of ../shared/sqllogictest (CONFORMANCE.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
