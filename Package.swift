@@ -47,7 +47,7 @@ let package = Package(
         // What the kill -9 and fault-injection tests of every module share (tests only).
         .target(name: "CrashTestSupport", dependencies: ["LogStore"], path: "Tests/CrashTestSupport"),
         .testTarget(name: "LogStoreTests", dependencies: ["LogStore", "CChecksum", "logstore-crash-writer", "CrashTestSupport"]),
-        .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite", "logstore-crash-writer", "CrashTestSupport"]),
+        .testTarget(name: "DAOTests", dependencies: ["DAO", "LogStore", "CSQLite", "COpenSSL", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "PreferencesTests", dependencies: ["Preferences", "LogStore", "UnifiedStorage"]),
         .testTarget(name: "CachesTests", dependencies: ["Caches", "Preferences", "LogStore", "UnifiedStorage", "logstore-crash-writer", "CrashTestSupport"]),
         .testTarget(name: "FilesTests", dependencies: ["Files", "Preferences", "LogStore", "Caches", "logstore-crash-writer", "CrashTestSupport"]),

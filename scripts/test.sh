@@ -11,6 +11,7 @@
 #   FILES_CRASH_CYCLES=200 scripts/test.sh        # kill -9 during file replacement (Files), 200 cycles
 #   FUZZ_RUNS=10000000 scripts/test.sh            # every fuzzer for 10 million executions
 #   POWERLOSS_CUTS=0 POWERLOSS_OUTCOMES=5 swift test --filter PowerLoss   # every power-loss cut point (RELIABILITY.md)
+#   SQLLOGICTEST_ALL=1 swift test --filter SQLLogicTests.testWholeCorpus  # all of ../shared/sqllogictest (CONFORMANCE.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
