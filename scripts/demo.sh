@@ -2,8 +2,8 @@
 # Sets up, builds in release mode and runs the demo of the whole stack: first ustore on an engine
 # store in a temporary folder (writes, reads, deletes, lists, compacts, verifies, SQL), then
 # unified-demo, which runs every layer once (encrypted store, SQL, typed Dao, preferences with a
-# user switch, memory and disk caches, file and object arrays, an XML DAO config, purgeable
-# folders and the cache cleaner) and checks each result.
+# user switch, memory and disk caches, file and object arrays, an XML DAO config, an encrypted
+# file (Files), purgeable folders and the cache cleaner) and checks each result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -144,7 +144,22 @@ func run(root: URL) async throws {
     try step("XML DAO config: foreach insert, select with <foreach>", saved?.changedRowCount == 5 && some?.count == 2,
              "\(saved?.changedRowCount ?? -1) rows saved, found ids \(some?.compactMap { $0["id"] as? Int } ?? [])")
 
-    // 7. Purgeable folders and the cache cleaner.
+    // 7. Files (the Android side's ZFile and ZSecurityFile streams): an encrypted file written
+    // through a writer, read back at an offset (only the segments touched are decrypted).
+    let fileStorage = try center.fileStorage(.internal)
+    let writer = try fileStorage.writer("exports/report.txt", encryption: .storageKey)
+    for i in 0..<1_000 { try writer.write("line \(i)\n") }
+    try writer.close()
+    let reader = try fileStorage.reader("exports/report.txt", encryption: .storageKey)
+    let whole = try fileStorage.string(of: "exports/report.txt", encryption: .storageKey)
+    try reader.seek(to: Int64(whole.utf8.count - 9))
+    let tail = String(decoding: try reader.read(upTo: 9), as: UTF8.self)
+    reader.close()
+    let onDisk = try Data(contentsOf: fileStorage.url(of: "exports/report.txt"))
+    try step("Files: an encrypted file, read at an offset", tail == "line 999\n" && onDisk.range(of: Data("line 1".utf8)) == nil,
+             "\(whole.utf8.count) bytes, \(onDisk.count) on disk (encrypted), tail \(tail.debugDescription)")
+
+    // 8. Purgeable folders and the cache cleaner.
     let thumbs = try PurgeablePath.path("Library/Caches/Thumbs", type: .oneWeek, sizeLimitMB: 1)
     for i in 0..<4 { try Data(repeating: 1, count: 400_000).write(to: thumbs.appendingPathComponent("t\(i).jpg")) }
     try PurgeablePath.sweep()
