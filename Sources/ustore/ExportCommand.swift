@@ -48,6 +48,8 @@ struct ExportCommand: ParsableCommand {
 struct StoreExporter {
     let store: LogStore
     let skipUndecodable: Bool
+    /// The key space name of the DAO index checkpoint record (FORMAT.md).
+    static let indexCheckpointSpaceName = "dao.checkpoint"
 
     private struct Wanted {
         var space: LogStore.KeySpace
@@ -66,8 +68,12 @@ struct StoreExporter {
         let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         var records: [ExportRecord] = []
         var transformed: [Wanted] = []
+        // The DAO index checkpoint record (FORMAT.md "DAO index checkpoint") is derived data: it
+        // names the store's `dao-indexes` file, which an export does not carry.
+        let derived = names.filter { $0.value == Self.indexCheckpointSpaceName }.map(\.key)
         try store.forEachRecord { record in
-            guard record.isLive, !record.isTombstone, record.space != LogStore.engineSpace else { return }
+            guard record.isLive, !record.isTombstone, record.space != LogStore.engineSpace,
+                  !derived.contains(record.space) else { return }
             let expiresAt = record.expiresAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
             if let expiresAt, expiresAt <= now { return }
             let purgeable = record.flags & ExportRecord.purgeableFlag != 0
