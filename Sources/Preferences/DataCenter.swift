@@ -4,8 +4,8 @@ import LogStore
 /// APDataCenter: the entry point of the storage. It owns a root folder:
 ///
 /// ```
-/// <root>/Preferences/common/        commonPreferences (a LogStore store)
-/// <root>/Preferences/user-<hash>/   each user's store; <hash> = FNV-1a 64 of the user id, hex
+/// <root>/Documents/Preferences/common/       commonPreferences (a LogStore store)
+/// <root>/Documents/Preferences/user-<hash>/  each user's store; <hash> = FNV-1a 64 of the user id, hex
 /// <root>/CurrentVersion/            currentVersionStorage, wiped when appVersion changes
 /// <root>/Documents/<name>/          CustomStorage.named(name)
 /// <root>/<relative>/                 PurgeablePath.path(relative), swept when the DataCenter starts
@@ -133,17 +133,21 @@ public final class DataCenter: Sendable, LiveStorage {
         options.compression = compression?.engineOption
         self.storeOptions = options
         self.compression = compression
-        self.stores = StoreSet(base: root.appendingPathComponent("Preferences", isDirectory: true), options: options,
-                               compression: compression)
+        let preferences = DataCenter.preferencesFolder(root: root)
+        self.stores = StoreSet(base: preferences, options: options, compression: compression)
         do { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) } catch {
             PreferencesLog.warning("creating \(root.path): \(error)")
         }
+        DataCenter.moveLegacyPreferencesFolder(root: root, to: preferences)
+        // A CustomStorage.named("Preferences") would open these very stores: it is refused.
+        try? LivePaths.claim(preferences, for: self)
         openVersionStorage()
         startBackgroundSweep()
     }
 
     deinit {
         LivePaths.release(root, by: self)
+        LivePaths.release(stores.base, by: self)
     }
 
     /// The folder of `currentVersionStorage`.
@@ -224,7 +228,8 @@ public final class DataCenter: Sendable, LiveStorage {
 
     // MARK: Preferences
 
-    /// The folder holding the common and user stores (`<root>/Preferences`).
+    /// The folder holding the common and user stores (`<root>/Documents/Preferences`, where the
+    /// source keeps APDataCenter's default storage: the sandbox's `Documents/Preferences`).
     public var preferencesRootPath: URL { stores.base }
 
     /// The preferences that belong to no user.
@@ -299,6 +304,7 @@ public final class DataCenter: Sendable, LiveStorage {
         stores.shutdown()
         invalidate()
         LivePaths.release(root, by: self)
+        LivePaths.release(stores.base, by: self)
     }
 
     /// Closes every store this DataCenter opened (they reopen on next use).

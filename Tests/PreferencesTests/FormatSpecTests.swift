@@ -17,7 +17,7 @@ final class FormatSpecTests: PreferencesTestCase {
         try center.userPreferences?.set(1, forKey: "x", business: "b")
         try center.currentVersionStorage.commonPreferences.set(2, forKey: "y")
         try center.setCurrentUserId(nil)
-        let preferences = root.appendingPathComponent("Preferences").path
+        let preferences = root.appendingPathComponent("Documents/Preferences").path
         XCTAssertTrue(FileManager.default.fileExists(atPath: preferences + "/user-08c47b07b56747f3"), "FORMAT.md's example for \"u1\"")
         XCTAssertTrue(FileManager.default.fileExists(atPath: preferences + "/common"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("CurrentVersion/common").path))

@@ -112,7 +112,7 @@ final class UserSwitchingTests: PreferencesTestCase {
         XCTAssertFalse(names.contains { $0.contains("alice") })
         XCTAssertEqual(StableHash.hex(""), "cbf29ce484222325")
         XCTAssertEqual(StableHash.hex("a"), "af63dc4c8601ec8c")
-        XCTAssertEqual(center.preferencesRootPath, root.appendingPathComponent("Preferences", isDirectory: true))
+        XCTAssertEqual(center.preferencesRootPath, root.appendingPathComponent("Documents/Preferences", isDirectory: true))
     }
 
     func testAccessorFollowsTheCurrentUser() throws {
