@@ -893,8 +893,37 @@ class Snapshot:
     pass
 
 
+def parse_snapshot_entries(d, p, end, count, capacity, s, space):
+    """FORMAT.md: `count` entries of one table (slot gap varint, tag u32, segment id varint,
+    record offset u32), slots restarting at -1. Appends to s.entries / s.slots / s.spaces and
+    returns the position after them. Raises Truncated, BadVarint or ValueError."""
+    prev_slot = -1
+    for i in range(count):
+        gap, p = read_varint(d, p, end)
+        if p + 4 > end:
+            raise Truncated()
+        tag = u32(d, p)
+        p += 4
+        seg, p = read_varint(d, p, end)
+        if p + 4 > end:
+            raise Truncated()
+        off = u32(d, p)
+        p += 4
+        slot = prev_slot + gap + 1
+        if tag == 0:
+            raise ValueError("entry %d: tag 0" % len(s.entries))
+        if capacity and slot >= capacity:
+            raise ValueError("slot %d beyond table capacity %d" % (slot, capacity))
+        s.entries.append((tag, seg, off))
+        s.slots.append(slot)
+        s.spaces.append(space)
+        prev_slot = slot
+    return p
+
+
 def parse_snapshot(d):
-    """Returns (Snapshot, None) or (None, problem)."""
+    """Returns (Snapshot, None) or (None, problem). Versions 1 and 2 (FORMAT.md, "The index
+    snapshot"); `s.spaces[i]` is entry i's key space in version 2, None in version 1."""
     if len(d) < 52:
         return None, "too short (%d bytes)" % len(d)
     if bytes(d[0:4]) != b"USNP":
@@ -905,7 +934,7 @@ def parse_snapshot(d):
         return None, "checksum mismatch (stored %08x, computed %08x)" % (stored, computed)
     s = Snapshot()
     s.version = u16(d, 4)
-    if s.version != 1:
+    if s.version not in (1, 2):
         return None, "unknown version %d" % s.version
     s.reserved0 = u16(d, 6)
     s.highest_sequence = u64(d, 8)
@@ -914,7 +943,9 @@ def parse_snapshot(d):
     s.active_length = u32(d, 24)
     s.segment_count = u32(d, 28)
     s.entry_count = u64(d, 32)
-    s.capacity = u32(d, 40)
+    # version 1: the single table's capacity; version 2: the table count
+    s.capacity = u32(d, 40) if s.version == 1 else 0
+    s.table_count = u32(d, 40) if s.version == 2 else 1
     s.reserved1 = u32(d, 44)
     end = len(d) - 4
     p = 48
@@ -927,34 +958,34 @@ def parse_snapshot(d):
         p += 24
     s.entries = []
     s.slots = []
-    prev_slot = -1
+    s.spaces = []
+    s.tables = []
     try:
-        for i in range(s.entry_count):
-            # FORMAT.md: slot gap (varint), tag (u32), segment id (varint), record offset (u32)
-            gap, p = read_varint(d, p, end)
-            if p + 4 > end:
-                raise Truncated()
-            tag = u32(d, p)
-            p += 4
-            seg, p = read_varint(d, p, end)
-            if p + 4 > end:
-                raise Truncated()
-            off = u32(d, p)
-            p += 4
-            slot = prev_slot + gap + 1
-            if tag == 0:
-                return None, "entry %d: tag 0" % i
-            s.entries.append((tag, seg, off))
-            s.slots.append(slot)
-            prev_slot = slot
-        if s.slots and s.capacity and s.slots[-1] >= s.capacity:
-            report_note = "last slot %d beyond keydir capacity %d" % (s.slots[-1], s.capacity)
-            return None, report_note
+        if s.version == 1:
+            p = parse_snapshot_entries(d, p, end, s.entry_count, s.capacity, s, None)
+        else:
+            seen_spaces = set()
+            for t in range(s.table_count):
+                if p + 12 > end:
+                    raise Truncated()
+                space, capacity, count = u32(d, p), u32(d, p + 4), u32(d, p + 8)
+                p += 12
+                if count < 1:
+                    return None, "table %d (space %d) has no entries" % (t, space)
+                if space in seen_spaces:
+                    return None, "space %d has two tables" % space
+                seen_spaces.add(space)
+                s.tables.append((space, capacity, count))
+                p = parse_snapshot_entries(d, p, end, count, capacity, s, space)
+            if len(s.entries) != s.entry_count:
+                return None, "tables hold %d entries, the header says %d" % (len(s.entries), s.entry_count)
     except Truncated:
         return None, "entries run past the checksum (%d of %d parsed)" % (len(s.entries),
                                                                        s.entry_count)
     except BadVarint:
         return None, "entry %d: bad varint" % len(s.entries)
+    except ValueError as problem:
+        return None, str(problem)
     if p != end:
         return None, "%d unexplained byte(s) between the last entry and the checksum" % (end - p)
     return s, None
@@ -989,6 +1020,9 @@ def check_snapshot(directory, now_ms, report):
             snap.version, snap.highest_sequence, snap.next_segment_id,
             "none" if snap.active_id == 0xFFFFFFFF else str(snap.active_id),
             snap.active_length, snap.segment_count, snap.entry_count, snap.capacity))
+    if snap.version == 1:
+        say("note: a version 1 snapshot: the engine does not use it (it reads every segment); "
+            "checked as written")
     if snap.reserved0 or snap.reserved1:
         say("note: reserved snapshot fields are not 0 (%#x, %#x)" % (snap.reserved0, snap.reserved1))
 
@@ -1061,6 +1095,8 @@ def check_snapshot(directory, now_ms, report):
             continue
         k = (r.space, r.key)
         kdesc = "space %d key %s" % (r.space, json.dumps(r.key.decode("utf-8", "replace")))
+        if snap.spaces[i] is not None and snap.spaces[i] != r.space:
+            fail("%s: in the table of space %d, but its record is in space %d" % (where, snap.spaces[i], r.space))
         t = tag_of(r.space, r.key)
         if t != tag:
             fail("%s: tag differs from the key hash tag %08x of its record (%s)" % (where, t, kdesc))
@@ -1546,6 +1582,21 @@ def selftest(format_path):
         (3).to_bytes(4, "little")
     c, problem = parse_commit_file(body + crc32c(body).to_bytes(4, "little"))
     check(c == ([5], [2, 3]), "commit file round trip: %r %r" % (c, problem))
+
+    # FORMAT.md's version 2 example: key "a" in space 0 and "b" in space 7, both in segment 1.
+    def table(space, slot, tag, offset):
+        return space.to_bytes(4, "little") + (64).to_bytes(4, "little") + (1).to_bytes(4, "little") + \
+            bytes([slot]) + tag.to_bytes(4, "little") + bytes([1]) + offset.to_bytes(4, "little")
+    body = b"USNP" + (2).to_bytes(2, "little") + bytes(2) + (2).to_bytes(8, "little") + \
+        (2).to_bytes(4, "little") + (1).to_bytes(4, "little") + (100).to_bytes(4, "little") + \
+        (1).to_bytes(4, "little") + (2).to_bytes(8, "little") + (2).to_bytes(4, "little") + bytes(4) + \
+        (1).to_bytes(4, "little") + (100).to_bytes(4, "little") + (80).to_bytes(8, "little") + \
+        (2).to_bytes(4, "little") + bytes(4) + table(0, 3, 0xA1, 32) + table(7, 9, 0xB2, 64)
+    snap, problem = parse_snapshot(body + crc32c(body).to_bytes(4, "little"))
+    check(snap is not None and snap.entries == [(0xA1, 1, 32), (0xB2, 1, 64)] and snap.spaces == [0, 7]
+          and snap.slots == [3, 9], "snapshot version 2 round trip: %r" % (problem,))
+    snap, problem = parse_snapshot(body[:-1] + crc32c(body[:-1]).to_bytes(4, "little"))
+    check(snap is None, "a truncated version 2 table is refused")
 
     # --- values: keys, AES-256-GCM, zstd
     selftest_values(doc, check, skip, hex_block)
