@@ -105,3 +105,45 @@ final class DatabaseMigratorTests: XCTestCase {
         XCTAssertEqual(try temporary.database.tableNames(), ["player3"])
     }
 }
+
+/// A typed Dao inside migrations, and a record type that gained properties reading rows written
+/// before the migration that added their columns.
+final class TypedMigrationTests: XCTestCase {
+    struct ContactV1: Codable, DAORecord, Equatable {
+        static let table = TableSchema("Contact", primaryKey: "id", generatedID: true)
+        var id: Int64?
+        var name: String
+    }
+
+    struct ContactV2: Codable, DAORecord, Equatable {
+        static let table = TableSchema("Contact", primaryKey: "id", generatedID: true)
+        var id: Int64?
+        var name: String
+        var email: String?
+        var score: Int
+    }
+
+    func testRecordTypeWithNewPropertiesReadsRowsWrittenBeforeTheChange() throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("contacts") { _ in
+            var ann = ContactV1(id: nil, name: "ann")
+            try store.dao(for: ContactV1.self).create(&ann)   // the Dao runs in the migration's transaction
+        }
+        try migrator.migrate(temporary.database)
+        XCTAssertEqual(try store.dao(for: ContactV1.self).queryForAll(), [ContactV1(id: 1, name: "ann")])
+
+        migrator.registerMigration("contact email and score") { db in
+            try db.execute("ALTER TABLE Contact ADD COLUMN email TEXT")
+            try db.execute("ALTER TABLE Contact ADD COLUMN score INTEGER NOT NULL DEFAULT 7")
+        }
+        try migrator.migrate(temporary.database)
+        try temporary.reopen()
+        let contacts = try temporary.store.dao(for: ContactV2.self)
+        XCTAssertEqual(try contacts.queryForAll(), [ContactV2(id: 1, name: "ann", email: nil, score: 7)])
+        var bob = ContactV2(id: nil, name: "bob", email: "b@x", score: 3)
+        try contacts.create(&bob)
+        XCTAssertEqual(try contacts.queryForID(2), bob)
+    }
+}
