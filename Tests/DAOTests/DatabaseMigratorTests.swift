@@ -147,3 +147,35 @@ final class TypedMigrationTests: XCTestCase {
         XCTAssertEqual(try contacts.queryForID(2), bob)
     }
 }
+
+/// The SQL migrations run (DDL and data statements in one transaction) gives SQLite's results.
+final class MigrationSQLiteDifferentialTests: XCTestCase {
+    func testMigrationStatementsMatchSQLite() throws {
+        let steps: [(name: String, statements: [String])] = [
+            ("v1", ["CREATE TABLE User (id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER)",
+                    "INSERT INTO User (name, age) VALUES ('ann', 31), ('bob', 17), ('cy', NULL)"]),
+            ("v2", ["CREATE TABLE User2 (id INTEGER PRIMARY KEY, name TEXT NOT NULL, adult INTEGER NOT NULL DEFAULT 0)",
+                    "INSERT INTO User2 (id, name, adult) SELECT id, upper(name), coalesce(age, 0) >= 18 FROM User",
+                    "DROP TABLE User",
+                    "ALTER TABLE User2 RENAME TO User",
+                    "CREATE INDEX user_adult ON User (adult)"]),
+            ("v3", ["ALTER TABLE User ADD COLUMN note TEXT DEFAULT 'none'",
+                    "UPDATE User SET note = 'minor' WHERE adult = 0",
+                    "DROP INDEX user_adult"]),
+        ]
+        let differential = try Differential()
+        var migrator = DatabaseMigrator()
+        for step in steps {
+            migrator.registerMigration(step.name) { db in
+                for sql in step.statements { try db.execute(sql) }
+            }
+            for sql in step.statements { _ = try differential.oracle.execute(sql) }
+        }
+        try migrator.migrate(differential.database)
+        XCTAssertEqual(try migrator.appliedMigrations(differential.database), ["v1", "v2", "v3"])
+        let rows = differential.check("SELECT id, name, adult, note FROM User ORDER BY id")
+        XCTAssertEqual(rows?.count, 3)
+        differential.check("SELECT count(*) FROM User WHERE adult = 1")
+        XCTAssertEqual(differential.database.tableNames(), ["User"])
+    }
+}
