@@ -9,6 +9,7 @@
 #   LOGSTORE_ALL_MODES=1 scripts/test.sh         # store tests in the encrypted and compressed modes alone too
 #   LOGSTORE_CRASH_CYCLES=1000 scripts/test.sh    # the kill -9 crash campaign, 1000 cycles
 #   FILES_CRASH_CYCLES=200 scripts/test.sh        # kill -9 during file replacement (Files), 200 cycles
+#   DAO_MIGRATION_CRASH_CYCLES=200 swift test --filter DAOMigrationCrashTests  # kill -9 during schema upgrades (DAO)
 #   FUZZ_RUNS=10000000 scripts/test.sh            # every fuzzer for 10 million executions
 #   POWERLOSS_CUTS=0 POWERLOSS_OUTCOMES=5 swift test --filter PowerLoss   # every power-loss cut point (RELIABILITY.md)
 #   SQLLOGICTEST_ALL=1 swift test --filter SQLLogicTests.testWholeCorpus  # all of ../shared/sqllogictest (CONFORMANCE.md)

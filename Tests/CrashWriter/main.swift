@@ -2,6 +2,7 @@
 //
 // Usage: logstore-crash-writer <store directory> <seed> <crash|group|fsync> <segment size> <first op id>
 //        logstore-crash-writer rekey ...   (RekeyChild.swift)    logstore-crash-writer dao ...   (DAOChild.swift)
+//        logstore-crash-writer migrate ... (MigrationChild.swift)
 //        logstore-crash-writer prefs ...   (PreferencesChild.swift)   logstore-crash-writer files ...  (FilesChild.swift)
 //
 // Opens the store and runs a mixed workload until it is killed: puts of new keys, overwrites and
@@ -93,6 +94,9 @@ struct KeySet {
 
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "dao" {
     runDAOChild(Array(CommandLine.arguments.dropFirst(2)))
+}
+if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "migrate" {
+    runMigrationChild(Array(CommandLine.arguments.dropFirst(2)))
 }
 if CommandLine.arguments.count > 1 && CommandLine.arguments[1] == "prefs" {
     runPreferencesChild(Array(CommandLine.arguments.dropFirst(2)))

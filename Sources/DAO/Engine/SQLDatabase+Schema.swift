@@ -33,7 +33,7 @@ extension SQLDatabase {
         if checkpoint == nil || catalogRecords.count != checkpoint?.tables.count {
             catalogRecords = try store.entries(space: space)
         }
-        for (key, value) in catalogRecords {
+        for (key, value) in catalogRecords where key != SchemaVersionRecord.key {
             let name = String(decoding: key, as: UTF8.self)
             let record = try CatalogCodec.decode(value, name: name)
             guard let createText = record.statements.first,
@@ -211,6 +211,7 @@ extension SQLDatabase {
         if tables[newKey] != nil || indexNamed(newKey) != nil {
             throw SQLExecutionError("there is already another table or index with this name: \(to)")
         }
+        if newKey.hasPrefix("sqlite_") { throw SQLExecutionError("object name reserved for internal use: \(to)") }
         let oldName = table.definition.name
         tables[oldKey] = nil
         tables[newKey] = table

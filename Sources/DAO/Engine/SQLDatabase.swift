@@ -50,6 +50,8 @@ public final class SQLDatabase: @unchecked Sendable {
     var dirtyCatalog: Set<String> = []
     /// Row keys to delete at commit (tables dropped in this transaction).
     var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
+    /// The schema versions record to write at commit (Migration/, FORMAT.md "DAO schema versions").
+    var pendingVersionRecord: [UInt8]?
 
     /// Whether the store may hold the index checkpoint record (the next commit deletes it).
     var checkpointRecordPresent = false
@@ -256,11 +258,12 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyTables.removeAll()
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
+        pendingVersionRecord = nil
     }
 
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
-        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty {
+        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty && pendingVersionRecord == nil {
             undoLog.removeAll(keepingCapacity: true)
             return
         }
@@ -277,6 +280,9 @@ public final class SQLDatabase: @unchecked Sendable {
                     batch.delete(forKey: Array(name.utf8), space: space)
                 }
             }
+        }
+        if let pendingVersionRecord {
+            batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
         }
         // The first change after a checkpoint makes it stale, in the same atomic batch.
         if checkpointRecordPresent, let checkpointSpace {
@@ -307,6 +313,7 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyTables.removeAll(keepingCapacity: true)
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
+        pendingVersionRecord = nil
     }
 
     func catalogKeySpace() throws -> LogStore.KeySpace {
