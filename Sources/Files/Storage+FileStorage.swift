@@ -10,14 +10,8 @@ extension DataCenter {
     /// Removes temporary files a crash left under the location.
     /// - Throws: `StoreError.io` when the folder cannot be created.
     public func fileStorage(_ location: FileStorage.Location = .internal, userDependent: Bool = false) throws -> FileStorage {
-        let base: URL
-        switch location {
-        case .internal: base = storageRoot.appendingPathComponent("Files", isDirectory: true)
-        case .external(let folder): base = folder
-        }
-        let options = FileStorage.Options(key: storageOptions.encryption?.key, durability: storageOptions.durability)
-        return try FileStorage(base: base, location: location, userDependent: userDependent, options: options,
-                               currentUser: { [weak self] in self?.currentUserId })
+        try FileStorage(storageFolder: storageRoot, location: location, userDependent: userDependent, storeOptions: storageOptions,
+                        currentUser: { [weak self] in self?.currentUserId })
     }
 }
 
@@ -26,13 +20,23 @@ extension CustomStorage {
     /// under the folder; keyed, synced and following users as the DataCenter it was made under.
     /// - Throws: `StoreError.io` when the folder cannot be created.
     public func fileStorage(_ location: FileStorage.Location = .internal, userDependent: Bool = false) throws -> FileStorage {
+        try FileStorage(storageFolder: path, location: location, userDependent: userDependent, storeOptions: storageOptions,
+                        currentUser: { [weak self] in self?.followedUserId })
+    }
+}
+
+extension FileStorage {
+    /// The file storage of a DataCenter or CustomStorage whose folder is `storageFolder`:
+    /// `.internal` is `<storageFolder>/Files`, `.external(folder)` the folder; the key and
+    /// durability are those of the storage's stores.
+    convenience init(storageFolder: URL, location: Location, userDependent: Bool, storeOptions: LogStore.Options,
+                     currentUser: @escaping @Sendable () -> String?) throws {
         let base: URL
         switch location {
-        case .internal: base = path.appendingPathComponent("Files", isDirectory: true)
+        case .internal: base = storageFolder.appendingPathComponent("Files", isDirectory: true)
         case .external(let folder): base = folder
         }
-        let options = FileStorage.Options(key: storageOptions.encryption?.key, durability: storageOptions.durability)
-        return try FileStorage(base: base, location: location, userDependent: userDependent, options: options,
-                               currentUser: { [weak self] in self?.followedUserId })
+        let options = Options(key: storeOptions.encryption?.key, durability: storeOptions.durability)
+        try self.init(base: base, location: location, userDependent: userDependent, options: options, currentUser: currentUser)
     }
 }
