@@ -242,6 +242,8 @@ public final class SQLDatabase: @unchecked Sendable {
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
         case .addColumn(let table, let column): try addColumn(table, column); return SQLResult()
         case .renameTable(let from, let to): try renameTable(from, to: to); return SQLResult()
+        case .renameColumn(let table, let from, let to): try renameColumn(table, from, to: to); return SQLResult()
+        case .dropColumn(let table, let column): try dropColumn(table, column); return SQLResult()
         case .begin, .commit, .rollback: return SQLResult()
         }
     }

@@ -193,6 +193,10 @@ enum Statement: Sendable {
     case dropIndex(String, ifExists: Bool)
     case addColumn(table: String, ColumnDefinition)
     case renameTable(String, to: String)
+    /// ALTER TABLE t RENAME [COLUMN] a TO b (Engine/SQLDatabase+AlterTable.swift).
+    case renameColumn(table: String, String, to: String)
+    /// ALTER TABLE t DROP [COLUMN] c (Engine/SQLDatabase+AlterTable.swift).
+    case dropColumn(table: String, String)
     case insert(InsertStatement)
     case select(SelectStatement)
     case update(UpdateStatement)

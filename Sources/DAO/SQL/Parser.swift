@@ -347,9 +347,15 @@ struct Parser {
         let table = try parseName()
         if acceptKeyword("RENAME") {
             if acceptKeyword("TO") { return .renameTable(table, to: try parseName()) }
-            throw DAOError.unsupported("RENAME COLUMN")
+            _ = acceptKeyword("COLUMN")
+            let column = try parseName()
+            try expectKeyword("TO")
+            return .renameColumn(table: table, column, to: try parseName())
         }
-        if peekKeyword("DROP") { throw DAOError.unsupported("DROP COLUMN") }
+        if acceptKeyword("DROP") {
+            _ = acceptKeyword("COLUMN")
+            return .dropColumn(table: table, try parseName())
+        }
         try expectKeyword("ADD")
         _ = acceptKeyword("COLUMN")
         return .addColumn(table: table, try parseColumnDefinition())
