@@ -80,8 +80,7 @@ final class XMLProxyTests: XMLEngineTestCase {
             XCTAssertEqual(proxy.lastChangedRowCount, 2)
             XCTAssertEqual(try proxy.call("getMessage", as: Message.self), nil)
             XCTAssertEqual(try proxy.call("getMessage", ["msgId": "b"], as: Message.self)?.time, 2)
-            XCTAssertEqual(try proxy.executeQuery(sql: "SELECT version FROM TableVersions WHERE name = ?", arguments: ["messages"]),
-                           [["version": .text("1.1")]])
+            XCTAssertEqual(try proxy.storedVersion(), "1.1")
             return "\(since.count) \(deleted.changedRowCount) \(describe(mapped))"
         }
     }
@@ -255,6 +254,7 @@ final class XMLProxyTests: XMLEngineTestCase {
             _ = try b.add(v: 10)
             XCTAssertEqual(try a.sum() as? Int, 3)
             XCTAssertEqual(try b.sum() as? Int, 10)
+            XCTAssertEqual(try b.storedVersion(), "1.0")
             XCTAssertEqual(proxy.allMethods, ["add", "create", "sum"])
             let inserted = try a.executeUpdate(sql: "INSERT INTO ${T} VALUES (?)", arguments: [5])
             XCTAssertEqual(inserted.changedRowCount, 1)
@@ -289,7 +289,7 @@ final class XMLProxyTests: XMLEngineTestCase {
             try a.deleteTables(matchingRegex: "^t[ab]$")
             XCTAssertFalse(try a.tableExists("ta"))
             XCTAssertFalse(try a.tableExists("tb"))
-            XCTAssertTrue(try a.tableExists("TableVersions"))
+            XCTAssertNil(try a.storedVersion())   // forgotten with the table
             XCTAssertEqual(log.all.filter { $0.hasPrefix("tableDeleted") }, ["tableDeleted(\"tb\")", "tableDeleted(\"ta\")", "tableDeleted(\"tb\")"])
             return "\(log.all)"
         }
@@ -307,7 +307,7 @@ final class XMLProxyTests: XMLEngineTestCase {
             XCTAssertEqual(try v2.getMessage(msgId: "old") as? Message, Message(msgId: "old", time: 1, content: "x", unread: true))
             XCTAssertEqual(events.all, ["shouldUpgrade(table: \"messages\", from: \"1.0\", to: \"1.1\")"])
             XCTAssertEqual(try v2.executeQuery(sql: "SELECT extra FROM messages"), [["extra": .null]])
-            XCTAssertEqual(try v2.executeQuery(sql: "SELECT version FROM TableVersions"), [["version": .text("1.1")]])
+            XCTAssertEqual(try v2.storedVersion(), "1.1")
             // Set up once: a second call does not ask again.
             _ = try v2.countMessages()
             XCTAssertEqual(events.all.count, 1)
@@ -339,7 +339,7 @@ final class XMLProxyTests: XMLEngineTestCase {
             v2.eventHandler = { _ in false }
             XCTAssertEqual(try v2.countMessages() as? Int, 1)
             XCTAssertThrowsError(try v2.executeQuery(sql: "SELECT extra FROM messages"))
-            XCTAssertEqual(try v2.executeQuery(sql: "SELECT version FROM TableVersions"), [["version": .text("1.0")]])
+            XCTAssertEqual(try v2.storedVersion(), "1.0")
             return "refused"
         }
     }
@@ -364,10 +364,10 @@ final class XMLProxyTests: XMLEngineTestCase {
             XCTAssertTrue(events.all[1].hasPrefix("upgradeFailed(table: \"u\""), events.all[1])
             // 1.2 ran first and was rolled back whole; 1.10 is not reached.
             XCTAssertEqual(try failing.executeQuery(sql: "SELECT a FROM u"), [])
-            XCTAssertEqual(try failing.executeQuery(sql: "SELECT version FROM TableVersions"), [["version": .text("1.0")]])
+            XCTAssertEqual(try failing.storedVersion(), "1.0")
             let good = try DAOProxy.testing(config("2.0", false), runner: runner)
             XCTAssertEqual(try good.all() as? [Int], [12, 13, 110, 20])
-            XCTAssertEqual(try good.executeQuery(sql: "SELECT version FROM TableVersions"), [["version": .text("2.0")]])
+            XCTAssertEqual(try good.storedVersion(), "2.0")
             // The failure's message is the engine's own; compare the events' kinds.
             return events.all.map { $0.prefix { $0 != "(" } }.joined(separator: " ")
         }
@@ -393,7 +393,7 @@ final class XMLProxyTests: XMLEngineTestCase {
             // Stored 2.0 is below upgradeMinVersion 2.5: reset instead of running the 3.0 block.
             let tooOld = try DAOProxy.testing(config("3.0", "upgradeMinVersion=\"2.5\""), runner: runner)
             XCTAssertEqual(try tooOld.all() as? [Int], [])
-            XCTAssertEqual(try tooOld.executeQuery(sql: "SELECT version FROM TableVersions"), [["version": .text("3.0")]])
+            XCTAssertEqual(try tooOld.storedVersion(), "3.0")
             return events.all.joined()
         }
     }

@@ -85,6 +85,7 @@ public struct DatabaseMigrator {
                 for name in database.tableNames() { try database.execute("DROP TABLE \(SQLIdentifier.quoted(name))") }
                 var erased = record
                 erased.appliedMigrations = []
+                erased.configVersions = [:]   // the XML configs' tables are gone too
                 return ((), erased)
             }
             applied = []

@@ -1,13 +1,16 @@
 import Foundation
 import LogStore
 
-/// Table setup and management: the `TableVersions` table, the initializer, upgrade blocks, and
-/// the schema calls of the proxy.
+/// Table setup and management: the table versions, the initializer, upgrade blocks, and the
+/// schema calls of the proxy.
 ///
-/// `TableVersions` is an ordinary table of the store, created by
-/// `CREATE TABLE IF NOT EXISTS TableVersions (name TEXT PRIMARY KEY, version TEXT NOT NULL)`,
-/// one row per config table: its name and the config version ("x.y") its schema is at.
+/// Each config table's version (the config version "x.y" its schema is at) is kept by the
+/// engine: `SQLDatabase` in the store's schema versions record, with the versioned open's version
+/// and the migrator's applied migrations (Migration/SQLDatabase+ConfigVersions.swift; an older
+/// store's `TableVersions` table is moved into it); other engines (SQLite in tests) in the
+/// `TableVersions` table (`SQLStatementRunner.configVersion(ofTable:)`).
 extension DAOProxy {
+    /// The table older builds (and engines without the versions record) keep versions in.
     static let versionsTable = "TableVersions"
 
     /// Sets `table` up on `db`'s store once per proxy: reads its stored version, resets or
@@ -46,13 +49,7 @@ extension DAOProxy {
         let renderer = SQLRenderer(config: config, tableName: table, encrypt: nil)
         let empty = ArgumentScope(arguments: [:], globals: globalArguments)
         let versioned = !table.isEmpty && config.version != nil
-        var stored: String?
-        if versioned {
-            _ = try db.execute("CREATE TABLE IF NOT EXISTS \(Self.versionsTable) (name TEXT PRIMARY KEY, version TEXT NOT NULL)")
-            if case .text(let v)? = try db.execute("SELECT version FROM \(Self.versionsTable) WHERE name = ?", arguments: [.text(table)]).rows.first?.first {
-                stored = v
-            }
-        }
+        let stored = versioned ? try db.configVersion(ofTable: table) : nil
         var recordVersion = stored == nil
         if let from = stored, let to = config.version, let fromNumber = VersionNumber(from), let toNumber = VersionNumber(to),
            fromNumber < toNumber {
@@ -84,9 +81,10 @@ extension DAOProxy {
             _ = try execute(try renderer.render(method.statements, scope: empty), on: db, run: &run)
             if !existed, try tableExists(table, db: db) { _ = handler?(.tableCreated(table)) }
         }
-        if versioned, recordVersion, let version = config.version {
-            _ = try db.execute("INSERT OR REPLACE INTO \(Self.versionsTable) (name, version) VALUES (?, ?)",
-                               arguments: [.text(table), .text(version)])
+        // In the setup's transaction: the version changes with the schema or not at all. A
+        // version kept as it was is recorded again (an older store's table moves into the record).
+        if versioned, let version = recordVersion ? config.version : stored {
+            try db.setConfigVersion(version, ofTable: table)
         }
     }
 
@@ -129,6 +127,15 @@ extension DAOProxy {
         return "\(table) (\(columns.joined(separator: ", ")))"
     }
 
+    /// The config version ("1.1") the proxy's table's schema is at in the store, as its last
+    /// setup recorded it; nil when the table was never set up or its config keeps no version.
+    /// On a LogStore it is kept in the store's schema versions record (FORMAT.md "DAO schema
+    /// versions"), the one the versioned open and `DatabaseMigrator` use.
+    /// - Throws: the engine's errors (`StoreError` when the store cannot be read).
+    public func storedVersion() throws -> String? {
+        try database().configVersion(ofTable: tableName)
+    }
+
     /// Drops the proxy's table and forgets its version; the next call sets it up again.
     /// - Throws: the engine's errors.
     public func deleteTable() throws {
@@ -151,9 +158,7 @@ extension DAOProxy {
     private func drop(_ table: String, db: any SQLStatementRunner) throws {
         let existed = try tableExists(table, db: db)
         _ = try db.execute("DROP TABLE IF EXISTS \(table)")
-        if try tableExists(Self.versionsTable, db: db) {
-            _ = try db.execute("DELETE FROM \(Self.versionsTable) WHERE name = ?", arguments: [.text(table)])
-        }
+        try db.setConfigVersion(nil, ofTable: table)
         forgetSetUp(table)
         if existed { _ = eventHandler?(.tableDeleted(table)) }
     }

@@ -23,9 +23,10 @@ import LogStore
 /// let n = try messages.call("countMessages") as? Int
 /// ```
 ///
-/// The table is set up on the first call on each store: the `TableVersions` table records the
-/// config's version per table, the initializer runs once, and upgrade blocks run from the stored
-/// version (see `eventHandler`). Thread-safe: the proxy's state is behind a lock; statements run
+/// The table is set up on the first call on each store: the store's schema versions record
+/// keeps the config's version per table (with the versioned open's version and the migrator's
+/// migrations, `storedVersion()`), the initializer runs once, and upgrade blocks run from the
+/// stored version (see `eventHandler`), in one transaction with the new version. Thread-safe: the proxy's state is behind a lock; statements run
 /// through the store's `SQLDatabase`, which serializes them.
 @dynamicMemberLookup public final class DAOProxy: @unchecked Sendable {
     struct State {

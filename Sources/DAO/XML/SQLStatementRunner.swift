@@ -13,6 +13,11 @@ protocol SQLStatementRunner: AnyObject {
     func tableDefinitions() throws -> [(name: String, sql: String)]
     /// Reclaims the space of deleted data.
     func vacuum() throws
+    /// The config version an XML config's setup recorded for `table` ("1.1"); nil when none did.
+    func configVersion(ofTable table: String) throws -> String?
+    /// Records the config version of `table` (nil forgets it): in the transaction the calling
+    /// thread has open, otherwise in a transaction of its own.
+    func setConfigVersion(_ version: String?, ofTable table: String) throws
 }
 
 extension SQLStatementRunner {
@@ -23,6 +28,27 @@ extension SQLStatementRunner {
     /// SQLite's VACUUM, for engines that offer it.
     func vacuum() throws {
         _ = try execute("VACUUM")
+    }
+
+    /// From the `TableVersions` table, for engines without the schema versions record (SQLite
+    /// in tests): `CREATE TABLE IF NOT EXISTS TableVersions (name TEXT PRIMARY KEY, version
+    /// TEXT NOT NULL)`, one row per config table.
+    func configVersion(ofTable table: String) throws -> String? {
+        guard try tableDefinitions().contains(where: { $0.name.lowercased() == DAOProxy.versionsTable.lowercased() }) else { return nil }
+        let rows = try execute("SELECT version FROM \(DAOProxy.versionsTable) WHERE name = ?", arguments: [.text(table)]).rows
+        if case .text(let version)? = rows.first?.first { return version }
+        return nil
+    }
+
+    /// Into the `TableVersions` table (see `configVersion(ofTable:)`).
+    func setConfigVersion(_ version: String?, ofTable table: String) throws {
+        if let version {
+            _ = try execute("CREATE TABLE IF NOT EXISTS \(DAOProxy.versionsTable) (name TEXT PRIMARY KEY, version TEXT NOT NULL)")
+            _ = try execute("INSERT OR REPLACE INTO \(DAOProxy.versionsTable) (name, version) VALUES (?, ?)",
+                            arguments: [.text(table), .text(version)])
+        } else if try tableDefinitions().contains(where: { $0.name.lowercased() == DAOProxy.versionsTable.lowercased() }) {
+            _ = try execute("DELETE FROM \(DAOProxy.versionsTable) WHERE name = ?", arguments: [.text(table)])
+        }
     }
 
     /// From `sqlite_master`, for engines that offer it.
