@@ -5,7 +5,8 @@ import LogStore
 import XCTest
 
 /// A versioned open's upgrade (rename, drop and add columns, index changes, a data update, a new
-/// table filled by INSERT ... SELECT) cut at every write and sync it makes: power loss simulated
+/// table filled by INSERT ... SELECT), then an XML config's setup and `<upgrade>` block on the
+/// same store and versions record, cut at every write and sync they make: power loss simulated
 /// before each recorded operation of the workload (PowerLossSimulator), with the unsynced
 /// changes dropped, all kept, or decided at random; and an I/O error injected at each I/O call
 /// (FaultInjection). After each, the store opens, verifies, and its tables are wholly at the
@@ -14,12 +15,29 @@ final class MigrationPowerLossTests: XCTestCase {
     /// What a store shows: its schema version, tables' CREATE texts and rows.
     struct Snapshot: Equatable, CustomStringConvertible {
         var version: Int
+        var configVersions: [String: String]
         var schema: [String]
         var rows: [String: [[DAOValue]]]
-        var description: String { "version \(version), \(schema), \(rows.mapValues(\.count))" }
+        var description: String { "version \(version), configs \(configVersions), \(schema), \(rows.mapValues(\.count))" }
     }
 
-    private static let empty = Snapshot(version: 0, schema: [], rows: [:])
+    private static let empty = Snapshot(version: 0, configVersions: [:], schema: [], rows: [:])
+
+    /// An XML config's table at 1.0, then at 2.0 with an `<upgrade>` block.
+    private static func notesConfig(_ version: String) -> String {
+        let upgraded = version != "1.0"
+        return """
+        <module name="N" initializer="create" tableName="notes" version="\(version)">
+          <update id="create">create table if not exists ${T} (id integer primary key, \(upgraded ? "text text, tag text" : "body text"))</update>
+          <upgrade toVersion="2.0">
+            <step>alter table ${T} add column tag text</step>
+            <step>update ${T} set tag = 'old-' || id</step>
+            <step>alter table ${T} rename column body to text</step>
+          </upgrade>
+          <select id="count" result="int">select count(*) from ${T}</select>
+        </module>
+        """
+    }
 
     private func options() -> LogStore.Options {
         var options = LogStore.Options()
@@ -33,7 +51,8 @@ final class MigrationPowerLossTests: XCTestCase {
         let definitions = try db.tableDefinitions()
         var rows: [String: [[DAOValue]]] = [:]
         for (name, _) in definitions { rows[name] = try db.execute("SELECT * FROM \"\(name)\" ORDER BY rowid").rows }
-        return Snapshot(version: try db.userVersion(), schema: definitions.map(\.sql), rows: rows)
+        return Snapshot(version: try db.userVersion(), configVersions: try db.configTableVersions(),
+                        schema: definitions.map(\.sql), rows: rows)
     }
 
     private static func createVersion1(_ db: SQLDatabase) throws {
@@ -56,18 +75,29 @@ final class MigrationPowerLossTests: XCTestCase {
         try db.execute("CREATE UNIQUE INDEX user_name ON User (name)")
     }
 
-    /// Opens at version 1, then upgrades to version 2; marks both in `journal` (when given).
-    private func workload(_ directory: URL, journal: PowerLossJournal<Snapshot>?) throws {
+    /// Opens at version 1, upgrades to version 2, sets an XML config's table up at 1.0, adds rows,
+    /// upgrades the config to 2.0; marks each step in `journal` (when given) and tells
+    /// `acknowledged` how many steps are done.
+    private func workload(_ directory: URL, journal: PowerLossJournal<Snapshot>?, acknowledged: (Int) -> Void = { _ in }) throws {
         let store = try LogStore(directory: directory, options: options())
         defer { try? store.close() }
         let db = try SQLDatabase.attached(to: store)
+        var done = 0
+        func step(_ note: String, _ body: () throws -> Void) throws {
+            journal?.begin(note)
+            try body()
+            journal?.acknowledge(try Self.snapshot(db))
+            done += 1
+            acknowledged(done)
+        }
         let unexpected: (SQLDatabase, Int, Int) throws -> Void = { _, from, to in XCTFail("upgrade \(from) -> \(to)") }
-        journal?.begin("open version 1")
-        try db.openVersion(1, onCreate: Self.createVersion1, onUpgrade: unexpected)
-        journal?.acknowledge(try Self.snapshot(db))
-        journal?.begin("upgrade to version 2")
-        try db.openVersion(2, onCreate: { _ in XCTFail("create at 2") }, onUpgrade: { db, _, _ in try Self.upgradeTo2(db) })
-        journal?.acknowledge(try Self.snapshot(db))
+        try step("open version 1") { try db.openVersion(1, onCreate: Self.createVersion1, onUpgrade: unexpected) }
+        try step("upgrade to version 2") {
+            try db.openVersion(2, onCreate: { _ in XCTFail("create at 2") }, onUpgrade: { db, _, _ in try Self.upgradeTo2(db) })
+        }
+        try step("XML config 1.0 setup") { _ = try DAOProxy(configText: Self.notesConfig("1.0"), store: store).call("count") }
+        try step("notes rows") { try db.execute("INSERT INTO notes (body) VALUES ('a'), ('b'), ('c')") }
+        try step("XML config 2.0 upgrade") { _ = try DAOProxy(configText: Self.notesConfig("2.0"), store: store).call("count") }
         try store.close()
     }
 
@@ -96,9 +126,9 @@ final class MigrationPowerLossTests: XCTestCase {
         do { try workload(root, journal: journal) } catch { workloadError = error }
         let recording = PowerLossSimulator.stop()
         if let workloadError { return XCTFail("the workload failed: \(workloadError)") }
-        XCTAssertEqual(journal.states.count, 3)
-        XCTAssertEqual(journal.states.last?.version, 2)
-        XCTAssertEqual(journal.states.last?.schema.count, 2)
+        XCTAssertEqual(journal.states.map(\.version), [0, 1, 2, 2, 2, 2])
+        XCTAssertEqual(journal.states.map { $0.configVersions["notes"] }, [nil, nil, nil, "1.0", "1.0", "2.0"])
+        XCTAssertEqual(journal.states.last?.rows["notes"]?.last, [.integer(3), .text("c"), .text("old-3")])
 
         let seed = ProcessInfo.processInfo.environment["POWERLOSS_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         var seen = Set<Int>()
@@ -134,18 +164,18 @@ final class MigrationPowerLossTests: XCTestCase {
         }
         XCTAssertGreaterThan(writes, 3, "the workload's writes are recorded")
         XCTAssertGreaterThan(syncs, 2)
-        XCTAssertEqual(seen, [0, 1, 2], "cuts left the store empty, at version 1 and at version 2")
+        XCTAssertEqual(seen, Set(0..<journal.states.count), "cuts left the store at every state")
         print("migration power-loss campaign: seed \(seed), \(recording.operations.count) operations (\(writes) writes, \(syncs) syncs), \(images) simulated power losses")
     }
 
     func testUpgradeWithAnIOErrorAtEveryCallIsWhollyOldOrNew() throws {
-        // What a clean run leaves: nothing, version 1, version 2.
+        // What a clean run leaves after each step (the empty store first).
         let clean = FileManager.default.temporaryDirectory.appendingPathComponent("migration-clean-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: clean) }
         let journal = PowerLossJournal<Snapshot>(initial: Self.empty)
         try workload(clean, journal: journal)
         let states = journal.states
-        XCTAssertEqual(states.map(\.version), [0, 1, 2])
+        XCTAssertEqual(states.count, 6)
 
         var folders: [URL] = []
         defer { for folder in folders { try? FileManager.default.removeItem(at: folder) } }
@@ -155,24 +185,17 @@ final class MigrationPowerLossTests: XCTestCase {
             folders.append(url)
             return url
         }, workload: { directory in
-            // The versions acknowledged (0: none): the store must show that one or the next.
+            // The steps acknowledged (0: none): the store must show that state or the next.
             var acknowledged = 0
             do {
-                let store = try LogStore(directory: directory, options: options())
-                defer { try? store.close() }
-                let db = try SQLDatabase.attached(to: store)
-                try db.openVersion(1, onCreate: Self.createVersion1, onUpgrade: { _, _, _ in })
-                acknowledged = 1
-                try db.openVersion(2, onCreate: { _ in }, onUpgrade: { db, _, _ in try Self.upgradeTo2(db) })
-                acknowledged = 2
-                try store.close()
+                try self.workload(directory, journal: nil) { acknowledged = $0 }
             } catch {
                 XCTAssertTrue(error is StoreError, "a typed store error, not \(error)")
             }
             return { context in
                 do {
                     let found = try self.read(directory, context: context)
-                    let allowed = acknowledged...min(acknowledged + 1, 2)
+                    let allowed = acknowledged...min(acknowledged + 1, states.count - 1)
                     if let state = allowed.first(where: { states[$0] == found }) {
                         outcomes.insert(state)
                     } else {
@@ -184,7 +207,7 @@ final class MigrationPowerLossTests: XCTestCase {
             }
         })
         XCTAssertGreaterThan(report.injected, 10)
-        XCTAssertTrue(outcomes.isSuperset(of: [1, 2]), "faults left version 1 and version 2: \(outcomes)")
+        XCTAssertTrue(outcomes.isSuperset(of: [1, 2, 3, 5]), "faults left each migration's old and new state: \(outcomes)")
         print("migration fault campaign: \(report.calls) I/O calls, \(report.injected) faults injected")
     }
 }
