@@ -65,6 +65,7 @@ final class AlterColumnTests: XCTestCase {
         }
         XCTAssertEqual(try temporary.database.execute("SELECT * FROM t").columns, ["id", "handle", "nickname", "code"])
         try temporary.reopen()
+        XCTAssertEqual(try temporary.database.indexReport, [], "the indexes load from the checkpoint written at close")
         for sql in ["SELECT * FROM t ORDER BY id", "SELECT handle FROM t WHERE code = 'x3'", "SELECT count(*) FROM t"] {
             XCTAssertEqual(try temporary.database.execute(sql).rows, try oracle.execute(sql), "after reopen: \(sql)")
         }

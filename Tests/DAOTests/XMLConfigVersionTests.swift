@@ -58,6 +58,30 @@ final class XMLConfigVersionTests: XCTestCase {
         XCTAssertEqual(try DAOProxy(configText: XMLCorpus.messages, store: temporary.store).storedVersion(), "1.1")
     }
 
+    func testRecordFormatsRoundTripAndBadBytesAreRefused() throws {
+        var record = SchemaVersionRecord()
+        record.version = 2
+        record.appliedMigrations = ["v1"]
+        XCTAssertEqual(record.encoded().first, 0x01, "no config versions: written as format 1")
+        XCTAssertEqual(try SchemaVersionRecord(decoding: record.encoded()), record)
+        record.configVersions = ["b": "1.10", "a": "2.0", "é": "3"]
+        let bytes = record.encoded()
+        XCTAssertEqual(bytes.first, 0x02)
+        XCTAssertEqual(try SchemaVersionRecord(decoding: bytes), record)
+        // Names in byte order: "a", "b", then "é" (C3 A9).
+        let text = String(decoding: bytes, as: UTF8.self)
+        let a = try XCTUnwrap(text.range(of: "a\0")), b = try XCTUnwrap(text.range(of: "b\0")), e = try XCTUnwrap(text.range(of: "é"))
+        XCTAssertTrue(a.lowerBound < b.lowerBound && b.lowerBound < e.lowerBound)
+        for cut in [bytes.count - 1, bytes.count - 4, 14] {
+            XCTAssertThrowsError(try SchemaVersionRecord(decoding: Array(bytes.prefix(cut))), "cut at \(cut)") { error in
+                guard case StoreError.corrupt(let message) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("schema versions record"), message)
+            }
+        }
+        XCTAssertThrowsError(try SchemaVersionRecord(decoding: [0x03] + bytes.dropFirst()))
+        XCTAssertThrowsError(try SchemaVersionRecord(decoding: bytes + [0]))
+    }
+
     func testFailingUpgradeBlockLeavesTheRecordAsItWas() throws {
         let temporary = try TemporaryStore()
         let config = { (version: String, step: String) in """
