@@ -21,7 +21,7 @@ final class XMLConfigVersionTests: XCTestCase {
 
     func testConfigVersionsShareTheRecordWithTheVersionedOpenAndTheMigrator() throws {
         let temporary = try TemporaryStore()
-        try temporary.store.openTables(version: 3, onCreate: { db in try db.execute("CREATE TABLE other (a)") },
+        _ = try temporary.store.openTables(version: 3, onCreate: { db in try db.execute("CREATE TABLE other (a)") },
                                        onUpgrade: { _, _, _ in XCTFail("upgrade") })
         let v1 = try DAOProxy(configText: XMLCorpus.messagesV1, store: temporary.store)
         _ = try v1.add(msgId: "old", time: 1, content: "x")

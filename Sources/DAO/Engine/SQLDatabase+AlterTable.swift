@@ -67,6 +67,9 @@ extension SQLDatabase {
         // The rows without the column, read with the old definition (rowid alias and added
         // columns' defaults filled in) before it changes.
         let newDefinition = try Self.definition(definition, dropping: position)
+        guard table.indexes.count == newDefinition.indexes.count else {
+            throw SQLExecutionError("error in table \(table.name) after drop column: \(table.indexes.count) indexes, \(newDefinition.indexes.count) in its definition")
+        }
         var rewritten: [(Int64, [UInt8])] = []
         rewritten.reserveCapacity(table.rowids.count)
         for rowid in allRowids(table) {

@@ -21,6 +21,7 @@ protocol SQLStatementRunner: AnyObject {
 }
 
 extension SQLStatementRunner {
+    @discardableResult
     func execute(_ sql: String) throws -> SQLResult {
         try execute(sql, arguments: [])
     }
