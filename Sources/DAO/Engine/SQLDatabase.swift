@@ -36,6 +36,12 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Tables by lower-cased name.
     @exclusivity(unchecked) var tables: [String: TableState] = [:]
+    /// Tables that live only in memory and are never written to the store, by lower-cased
+    /// name: a running statement's WITH tables (CommonTableExpressions.swift). They hide
+    /// stored tables of the same name.
+    @exclusivity(unchecked) var transientTables: [String: TableState] = [:]
+    /// WITH tables declared by the running statement and not computed yet.
+    @exclusivity(unchecked) var commonTables = CommonTableScope()
     var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
@@ -420,6 +426,7 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func table(named name: String) throws -> TableState {
+        if !transientTables.isEmpty || !commonTables.isEmpty, let table = try transientTable(named: name.lowercased()) { return table }
         guard let table = tables[name.lowercased()] else { throw DAOError.noSuchTable(name) }
         return table
     }

@@ -172,6 +172,11 @@ struct SelectStatement: Sendable {
     var orderBy: [OrderTerm]
     var limit: Expr?
     var offset: Expr?
+    /// The SELECT cores after this one when it is a compound select (its ORDER BY, LIMIT and
+    /// OFFSET then apply to the whole; CompoundSelect.swift).
+    var compound: [CompoundTerm] = []
+    /// The WITH clause before it (CommonTableExpressions.swift).
+    var with: WithClause? = nil
 }
 
 struct UpdateStatement: Sendable {

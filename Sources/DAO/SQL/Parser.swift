@@ -28,7 +28,9 @@ struct Parser {
         while parser.peekSymbol(";") { parser.position += 1 }
         guard parser.current.kind == .end else {
             if parser.current.kind == .identifier, ["UNION", "INTERSECT", "EXCEPT"].contains(parser.current.upper) {
-                throw DAOError.unsupported(parser.current.upper)
+                let clause = parser.tokens[parser.position - 1].upper == "BY" || parser.tokens.contains { $0.upper == "ORDER" }
+                    ? "ORDER BY" : "LIMIT"
+                throw SQLExecutionError("\(clause) clause should come after \(parser.current.upper) not before")
             }
             throw parser.syntaxError()
         }
@@ -129,7 +131,7 @@ struct Parser {
             _ = acceptKeyword("TRANSACTION")
             if peekKeyword("TO") { throw DAOError.unsupported("SAVEPOINT") }
             return .rollback
-        case "WITH": throw DAOError.unsupported("WITH")
+        case "WITH": return .select(try parseSelect())
         case "SAVEPOINT", "RELEASE": throw DAOError.unsupported("SAVEPOINT")
         case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "ANALYZE", "REINDEX", "EXPLAIN":
             throw DAOError.unsupported(token.upper)
@@ -394,13 +396,11 @@ struct Parser {
                 rows.append(row)
             } while acceptSymbol(",")
             statement.values = rows
-        } else if peekKeyword("SELECT") {
+        } else if peekKeyword("SELECT") || peekKeyword("WITH") {
             statement.select = try parseSelect()
         } else if acceptKeyword("DEFAULT") {
             try expectKeyword("VALUES")
             statement.values = []
-        } else if peekKeyword("WITH") {
-            throw DAOError.unsupported("WITH")
         } else {
             throw syntaxError()
         }
@@ -441,6 +441,61 @@ struct Parser {
     }
 
     mutating func parseSelect() throws -> SelectStatement {
+        var with: WithClause?
+        if peekKeyword("WITH") { with = try parseWithClause() }
+        var statement = try parseSelectCore()
+        statement.with = with
+        while let op = acceptCompoundOperator() {
+            // SQLITE_MAX_COMPOUND_SELECT
+            guard statement.compound.count < 499 else { throw SQLExecutionError("too many terms in compound SELECT") }
+            statement.compound.append(CompoundTerm(op: op, select: try parseSelectCore()))
+        }
+        try parseOrderAndLimit(into: &statement)
+        return statement
+    }
+
+    /// UNION [ALL], INTERSECT or EXCEPT, consumed; nil when none comes next.
+    private mutating func acceptCompoundOperator() -> CompoundOperator? {
+        if acceptKeyword("UNION") { return acceptKeyword("ALL") ? .unionAll : .union }
+        if acceptKeyword("INTERSECT") { return .intersect }
+        if acceptKeyword("EXCEPT") { return .except }
+        return nil
+    }
+
+    /// `WITH [RECURSIVE] name [(columns)] AS (select), ...`, which must be followed by a SELECT.
+    private mutating func parseWithClause() throws -> WithClause {
+        try expectKeyword("WITH")
+        let recursive = acceptKeyword("RECURSIVE")
+        var tables: [CommonTableExpression] = []
+        repeat {
+            let name = try parseName()
+            var columns: [String]?
+            if acceptSymbol("(") {
+                var names: [String] = []
+                repeat { names.append(try parseName()) } while acceptSymbol(",")
+                try expectSymbol(")")
+                columns = names
+            }
+            try expectKeyword("AS")
+            if acceptKeyword("NOT") { try expectKeyword("MATERIALIZED") } else { _ = acceptKeyword("MATERIALIZED") }
+            try expectSymbol("(")
+            if peekKeyword("VALUES") { throw DAOError.unsupported("VALUES") }
+            let select = try parseSelect()
+            try expectSymbol(")")
+            if tables.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+                throw SQLExecutionError("duplicate WITH table name: \(name)")
+            }
+            tables.append(CommonTableExpression(name: name, columns: columns, select: select))
+        } while acceptSymbol(",")
+        if peekKeyword("INSERT") || peekKeyword("REPLACE") || peekKeyword("UPDATE") || peekKeyword("DELETE") {
+            throw DAOError.unsupported("WITH before \(current.upper)")
+        }
+        return WithClause(recursive: recursive, tables: tables)
+    }
+
+    /// One SELECT core: from SELECT to HAVING.
+    private mutating func parseSelectCore() throws -> SelectStatement {
+        if peekKeyword("VALUES") { throw DAOError.unsupported("VALUES") }
         try expectKeyword("SELECT")
         var distinct = false
         if acceptKeyword("DISTINCT") { distinct = true } else { _ = acceptKeyword("ALL") }
@@ -500,7 +555,11 @@ struct Parser {
             statement.having = try parseExpression()
         }
         if peekKeyword("WINDOW") { throw DAOError.unsupported("WINDOW") }
-        for word in ["UNION", "INTERSECT", "EXCEPT"] where peekKeyword(word) { throw DAOError.unsupported(word) }
+        return statement
+    }
+
+    /// ORDER BY, LIMIT and OFFSET of a SELECT (of the whole, for a compound select).
+    private mutating func parseOrderAndLimit(into statement: inout SelectStatement) throws {
         if acceptKeyword("ORDER") {
             try expectKeyword("BY")
             repeat {
@@ -523,7 +582,6 @@ struct Parser {
                 statement.limit = first
             }
         }
-        return statement
     }
 
     // MARK: Expressions (SQLite's precedence, lowest first)
