@@ -261,6 +261,7 @@ extension SQLDatabase {
             let choice = try planner.choose(where: whereClause, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
             path = choice.0
             ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
+            if let hint = select.indexHint { try apply(hint, table, &path, &ordered, orderBy.isEmpty) }
         }
         lastAccess = (path, ordered && !orderBy.isEmpty)
 

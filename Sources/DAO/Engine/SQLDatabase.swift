@@ -248,6 +248,7 @@ public final class SQLDatabase: @unchecked Sendable {
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
         case .addColumn(let table, let column): try addColumn(table, column); return SQLResult()
         case .renameTable(let from, let to): try renameTable(from, to: to); return SQLResult()
+        case .reindex(let name): try reindex(name); return SQLResult()
         case .begin, .commit, .rollback: return SQLResult()
         }
     }

@@ -177,6 +177,8 @@ struct SelectStatement: Sendable {
     var compound: [CompoundTerm] = []
     /// The WITH clause before it (CommonTableExpressions.swift).
     var with: WithClause? = nil
+    /// INDEXED BY / NOT INDEXED on its table (IndexHints.swift).
+    var indexHint: IndexHint? = nil
 }
 
 struct UpdateStatement: Sendable {
@@ -202,6 +204,8 @@ enum Statement: Sendable {
     case select(SelectStatement)
     case update(UpdateStatement)
     case delete(DeleteStatement)
+    /// REINDEX [name] (IndexHints.swift).
+    case reindex(String?)
     case begin, commit, rollback
 
     /// Whether the statement only reads (a SELECT).

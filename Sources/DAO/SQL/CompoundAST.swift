@@ -32,3 +32,9 @@ struct WithClause: Sendable {
     var recursive: Bool
     var tables: [CommonTableExpression]
 }
+
+/// `INDEXED BY name` or `NOT INDEXED` after a SELECT's table.
+enum IndexHint: Sendable {
+    case indexedBy(String)
+    case notIndexed
+}

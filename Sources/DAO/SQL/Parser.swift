@@ -133,7 +133,13 @@ struct Parser {
             return .rollback
         case "WITH": return .select(try parseSelect())
         case "SAVEPOINT", "RELEASE": throw DAOError.unsupported("SAVEPOINT")
-        case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "ANALYZE", "REINDEX", "EXPLAIN":
+        case "REINDEX":
+            position += 1
+            guard current.kind != .end, !peekSymbol(";") else { return .reindex(nil) }
+            let name = try parseName()
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            return .reindex(name)
+        case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "ANALYZE", "EXPLAIN":
             throw DAOError.unsupported(token.upper)
         default: throw syntaxError()
         }
@@ -542,8 +548,12 @@ struct Parser {
             for word in ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL"] where peekKeyword(word) {
                 throw DAOError.unsupported("JOIN")
             }
-            if peekKeyword("INDEXED") || (peekKeyword("NOT") && peekKeyword("INDEXED", at: 1)) {
-                throw DAOError.unsupported("INDEXED BY")
+            if acceptKeyword("INDEXED") {
+                try expectKeyword("BY")
+                statement.indexHint = .indexedBy(try parseName())
+            } else if peekKeyword("NOT") && peekKeyword("INDEXED", at: 1) {
+                position += 2
+                statement.indexHint = .notIndexed
             }
         }
         if acceptKeyword("WHERE") { statement.whereClause = try parseExpression() }
