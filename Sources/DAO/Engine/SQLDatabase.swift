@@ -40,6 +40,9 @@ public final class SQLDatabase: @unchecked Sendable {
     /// name: a running statement's WITH tables (CommonTableExpressions.swift). They hide
     /// stored tables of the same name.
     @exclusivity(unchecked) var transientTables: [String: TableState] = [:]
+    /// TEMP tables by lower-cased name (TemporaryTables.swift): in memory only, hiding stored
+    /// tables of the same name.
+    @exclusivity(unchecked) var temporaryTables: [String: TableState] = [:]
     /// WITH tables declared by the running statement and not computed yet.
     @exclusivity(unchecked) var commonTables = CommonTableScope()
     var catalogSpace: LogStore.KeySpace?
@@ -242,12 +245,13 @@ public final class SQLDatabase: @unchecked Sendable {
         case .insert(let insert): return try runInsert(insert, context, cache: cache)
         case .update(let update): return try runUpdate(update, context)
         case .delete(let delete): return try runDelete(delete, context)
+        case .createTable(let create) where create.temporary: try createTemporaryTable(create); return SQLResult()
         case .createTable(let create): try createTable(create); return SQLResult()
         case .createIndex(let create): try createIndex(create); return SQLResult()
         case .dropTable(let name, let ifExists): try dropTable(name, ifExists: ifExists); return SQLResult()
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
-        case .addColumn(let table, let column): try addColumn(table, column); return SQLResult()
-        case .renameTable(let from, let to): try renameTable(from, to: to); return SQLResult()
+        case .addColumn(let table, let column): try refuseTemporary(table); try addColumn(table, column); return SQLResult()
+        case .renameTable(let from, let to): try refuseTemporary(from); try renameTable(from, to: to); return SQLResult()
         case .reindex(let name): try reindex(name); return SQLResult()
         case .begin, .commit, .rollback: return SQLResult()
         }
@@ -261,7 +265,7 @@ public final class SQLDatabase: @unchecked Sendable {
 
     func discardPending() {
         undoLog.removeAll(keepingCapacity: true)
-        for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: false) }
+        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: false) }
         dirtyTables.removeAll()
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
@@ -295,7 +299,7 @@ public final class SQLDatabase: @unchecked Sendable {
         if checkpointRecordPresent, let checkpointSpace {
             batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
         }
-        for table in dirtyTables.values {
+        for table in dirtyTables.values where !table.isTransient {   // TEMP tables stay in memory
             for (rowid, bytes) in table.overlay {
                 if let bytes {
                     batch.put(bytes, forKey: RowCodec.key(rowid: rowid), space: table.space)
@@ -316,7 +320,7 @@ public final class SQLDatabase: @unchecked Sendable {
         checkpointCurrent = false
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
         undoLog.removeAll(keepingCapacity: true)
-        for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: true) }
+        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: true) }
         dirtyTables.removeAll(keepingCapacity: true)
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
@@ -428,6 +432,7 @@ public final class SQLDatabase: @unchecked Sendable {
 
     func table(named name: String) throws -> TableState {
         if !transientTables.isEmpty || !commonTables.isEmpty, let table = try transientTable(named: name.lowercased()) { return table }
+        if !temporaryTables.isEmpty, let table = temporaryTables[name.lowercased()] { return table }
         guard let table = tables[name.lowercased()] else { throw DAOError.noSuchTable(name) }
         return table
     }

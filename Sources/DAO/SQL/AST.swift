@@ -127,6 +127,8 @@ struct CreateTableStatement: Sendable {
     var columns: [ColumnDefinition]
     var primaryKey: [IndexedColumn]?
     var uniques: [[IndexedColumn]]
+    /// CREATE TEMP TABLE: in memory for the SQLDatabase's lifetime (TemporaryTables.swift).
+    var temporary = false
 }
 
 struct CreateIndexStatement: Sendable {

@@ -147,7 +147,11 @@ struct Parser {
 
     private mutating func parseCreate() throws -> Statement {
         try expectKeyword("CREATE")
-        if acceptKeyword("TEMP") || acceptKeyword("TEMPORARY") { throw DAOError.unsupported("TEMP") }
+        let temporary = acceptKeyword("TEMP") || acceptKeyword("TEMPORARY")
+        if temporary, !peekKeyword("TABLE") {
+            if peekKeyword("VIEW") || peekKeyword("TRIGGER") { throw DAOError.unsupported("TEMP") }
+            throw syntaxError()
+        }
         if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
         if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
         if peekKeyword("VIRTUAL") { throw DAOError.unsupported("VIRTUAL TABLE") }
@@ -203,7 +207,7 @@ struct Parser {
         if peekKeyword("WITHOUT") { throw DAOError.unsupported("WITHOUT ROWID") }
         if peekKeyword("STRICT") { throw DAOError.unsupported("STRICT") }
         return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns,
-                                                 primaryKey: primaryKey, uniques: uniques))
+                                                 primaryKey: primaryKey, uniques: uniques, temporary: temporary))
     }
 
     private mutating func skipConflictClause() throws {
