@@ -58,7 +58,7 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("PRAGMA table_info(t)", "PRAGMA"),
             ("CREATE TABLE c (a CHECK (a > 0))", "CHECK"),
             ("CREATE TABLE f (a REFERENCES t(a))", "REFERENCES"),
-            ("INSERT INTO t VALUES (1, 2) ON CONFLICT DO NOTHING", "UPSERT"),
+            ("INSERT INTO t SELECT 1, 2 ON CONFLICT DO NOTHING", "UPSERT after INSERT ... SELECT"),
             ("SAVEPOINT s", "SAVEPOINT"),
         ]
         for (sql, construct) in cases {

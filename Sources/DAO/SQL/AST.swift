@@ -148,6 +148,8 @@ struct InsertStatement: Sendable {
     /// VALUES rows, or nil when the source is a SELECT / DEFAULT VALUES.
     var values: [[Expr]]?
     var select: SelectStatement?
+    /// ON CONFLICT ... DO NOTHING / DO UPDATE (Upsert.swift).
+    var upsert: UpsertClause? = nil
 }
 
 struct ResultColumn: Sendable {

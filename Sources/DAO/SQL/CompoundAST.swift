@@ -38,3 +38,12 @@ enum IndexHint: Sendable {
     case indexedBy(String)
     case notIndexed
 }
+
+/// `ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET ... [WHERE ...]` of an INSERT.
+struct UpsertClause: Sendable {
+    /// The conflict target's columns; nil: any uniqueness constraint.
+    var target: [String]?
+    /// DO UPDATE's assignments; nil for DO NOTHING.
+    var assignments: [(String, Expr)]?
+    var whereClause: Expr?
+}

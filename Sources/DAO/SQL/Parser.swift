@@ -414,9 +414,46 @@ struct Parser {
         } else {
             throw syntaxError()
         }
-        if peekKeyword("ON") { throw DAOError.unsupported("UPSERT") }
+        if peekKeyword("ON") {
+            if statement.select != nil { throw DAOError.unsupported("UPSERT after INSERT ... SELECT") }
+            statement.upsert = try parseUpsert()
+        }
         if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
         return statement
+    }
+
+    /// `ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET name = expr, ... [WHERE expr]`.
+    private mutating func parseUpsert() throws -> UpsertClause {
+        try expectKeyword("ON")
+        try expectKeyword("CONFLICT")
+        var clause = UpsertClause()
+        if acceptSymbol("(") {
+            var names: [String] = []
+            repeat {
+                names.append(try parseName())
+                if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+                _ = acceptKeyword("ASC") || acceptKeyword("DESC")
+            } while acceptSymbol(",")
+            try expectSymbol(")")
+            if peekKeyword("WHERE") { throw DAOError.unsupported("UPSERT target WHERE") }
+            clause.target = names
+        }
+        try expectKeyword("DO")
+        if !acceptKeyword("NOTHING") {
+            try expectKeyword("UPDATE")
+            try expectKeyword("SET")
+            var assignments: [(String, Expr)] = []
+            repeat {
+                if peekSymbol("(") { throw DAOError.unsupported("row value") }
+                let name = try parseName()
+                try expectSymbol("=")
+                assignments.append((name, try parseExpression()))
+            } while acceptSymbol(",")
+            clause.assignments = assignments
+            if acceptKeyword("WHERE") { clause.whereClause = try parseExpression() }
+        }
+        if peekKeyword("ON") { throw DAOError.unsupported("several ON CONFLICT clauses") }
+        return clause
     }
 
     private mutating func parseUpdate() throws -> UpdateStatement {
