@@ -43,6 +43,8 @@ public final class SQLDatabase: @unchecked Sendable {
     /// TEMP tables by lower-cased name (TemporaryTables.swift): in memory only, hiding stored
     /// tables of the same name.
     @exclusivity(unchecked) var temporaryTables: [String: TableState] = [:]
+    /// Rows a statement with RETURNING collects as it changes them (Returning.swift).
+    @exclusivity(unchecked) var rowCapture = RowCapture()
     /// WITH tables declared by the running statement and not computed yet.
     @exclusivity(unchecked) var commonTables = CommonTableScope()
     var catalogSpace: LogStore.KeySpace?
@@ -242,6 +244,12 @@ public final class SQLDatabase: @unchecked Sendable {
         context.rowid = 0
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)
+        case .insert(let insert) where insert.returning != nil:   // Returning.swift
+            return try returning(insert.returning ?? [], of: insert.table, capturing: .inserted) { try runInsert(insert, context, cache: cache) }
+        case .update(let update) where update.returning != nil:
+            return try returning(update.returning ?? [], of: update.table, capturing: .updated) { try runUpdate(update, context) }
+        case .delete(let delete) where delete.returning != nil:
+            return try returning(delete.returning ?? [], of: delete.table, capturing: .deleted) { try runDelete(delete, context) }
         case .insert(let insert): return try runInsert(insert, context, cache: cache)
         case .update(let update): return try runUpdate(update, context)
         case .delete(let delete): return try runDelete(delete, context)
@@ -410,6 +418,7 @@ public final class SQLDatabase: @unchecked Sendable {
         markDirty(table)
         table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)
+        if rowCapture.mode != .none { rowCapture.inserted(table, rowid, row) }
         undoLog.append { [unowned table] in
             table.removeRowid(rowid)
             table.removeFromIndexes(rowid: rowid, row: row)
@@ -423,6 +432,7 @@ public final class SQLDatabase: @unchecked Sendable {
         markDirty(table)
         table.removeRowid(rowid)
         table.removeFromIndexes(rowid: rowid, row: row)
+        if rowCapture.mode != .none { rowCapture.deleted(table, rowid, row) }
         undoLog.append { [unowned table] in
             table.insertRowid(rowid)
             table.insertIntoIndexes(rowid: rowid, row: row)

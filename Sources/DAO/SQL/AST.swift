@@ -150,6 +150,8 @@ struct InsertStatement: Sendable {
     var select: SelectStatement?
     /// ON CONFLICT ... DO NOTHING / DO UPDATE (Upsert.swift).
     var upsert: UpsertClause? = nil
+    /// RETURNING's result columns (Returning.swift).
+    var returning: [ResultColumn]? = nil
 }
 
 struct ResultColumn: Sendable {
@@ -189,11 +191,13 @@ struct UpdateStatement: Sendable {
     var table: String
     var assignments: [(String, Expr)]
     var whereClause: Expr?
+    var returning: [ResultColumn]? = nil
 }
 
 struct DeleteStatement: Sendable {
     var table: String
     var whereClause: Expr?
+    var returning: [ResultColumn]? = nil
 }
 
 /// One parsed statement of the subset.

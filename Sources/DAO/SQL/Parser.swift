@@ -418,8 +418,33 @@ struct Parser {
             if statement.select != nil { throw DAOError.unsupported("UPSERT after INSERT ... SELECT") }
             statement.upsert = try parseUpsert()
         }
-        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        statement.returning = try parseReturning()
         return statement
+    }
+
+    /// `RETURNING * | expr [[AS] alias], ...`, or nil when the statement has none.
+    private mutating func parseReturning() throws -> [ResultColumn]? {
+        guard acceptKeyword("RETURNING") else { return nil }
+        var columns: [ResultColumn] = []
+        repeat {
+            if acceptSymbol("*") {
+                columns.append(ResultColumn(kind: .all, alias: nil, text: "*"))
+                continue
+            }
+            let start = current.start
+            let expr = try parseExpression()
+            let text = sourceText(from: start, to: tokens[position - 1].end)
+            var alias: String?
+            if acceptKeyword("AS") {
+                alias = try parseName()
+            } else if current.kind == .quotedIdentifier || current.kind == .string
+                        || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
+                alias = current.text
+                position += 1
+            }
+            columns.append(ResultColumn(kind: .expression(expr), alias: alias, text: text))
+        } while acceptSymbol(",")
+        return columns
     }
 
     /// `ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET name = expr, ... [WHERE expr]`.
@@ -471,9 +496,9 @@ struct Parser {
         if peekKeyword("FROM") { throw DAOError.unsupported("UPDATE FROM") }
         var whereClause: Expr?
         if acceptKeyword("WHERE") { whereClause = try parseExpression() }
-        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        let returning = try parseReturning()
         if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("UPDATE ... LIMIT") }
-        return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause)
+        return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause, returning: returning)
     }
 
     private mutating func parseDelete() throws -> DeleteStatement {
@@ -482,9 +507,9 @@ struct Parser {
         let table = try parseName()
         var whereClause: Expr?
         if acceptKeyword("WHERE") { whereClause = try parseExpression() }
-        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        let returning = try parseReturning()
         if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("DELETE ... LIMIT") }
-        return DeleteStatement(table: table, whereClause: whereClause)
+        return DeleteStatement(table: table, whereClause: whereClause, returning: returning)
     }
 
     mutating func parseSelect() throws -> SelectStatement {
