@@ -62,6 +62,23 @@ final class CompoundSelectTests: XCTestCase {
         }
     }
 
+    func testValuesLists() throws {
+        let d = try makeDifferential()
+        for sql in ["VALUES (1, 'a'), (2.5, NULL), (1, 'a')", "SELECT 1 UNION VALUES (2), (1.0), (3)",
+                    "VALUES (3), (1), (2) UNION SELECT a FROM t", "VALUES (3), (1), (2) UNION SELECT 0 ORDER BY 1 DESC LIMIT 2",
+                    "SELECT a, b FROM t UNION ALL VALUES (7, 'seven')",
+                    "WITH v(n, s) AS (VALUES (1, 'x'), (2, 'y')) SELECT s, n * 10 FROM v WHERE n > 1",
+                    "VALUES (?, ?)", "SELECT * FROM t INTERSECT VALUES (1, 'one'), (5, 'five')"] {
+            same(d, sql)
+        }
+        sameError(d, "VALUES (1), (2, 3)")
+        // SQLite's grammar has no ORDER BY or LIMIT after a VALUES list: both refuse it.
+        for sql in ["VALUES (3), (1) ORDER BY 1", "SELECT 1 UNION ALL VALUES (2) LIMIT 1"] {
+            XCTAssertThrowsError(try d.oracle.execute(sql), sql)
+            XCTAssertThrowsError(try d.database.execute(sql), sql)
+        }
+    }
+
     func testCompoundErrors() throws {
         let d = try makeDifferential()
         sameError(d, "SELECT 1 UNION SELECT 1, 2")

@@ -48,7 +48,6 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("SELECT * FROM t WHERE a IN (SELECT b FROM t)", "subquery"),
             ("SELECT * FROM (SELECT 1)", "subquery"),
             ("SELECT EXISTS (SELECT 1)", "EXISTS"),
-            ("SELECT 1 UNION VALUES (2)", "VALUES"),
             ("WITH x AS (SELECT 1) DELETE FROM t", "WITH before DELETE"),
             ("CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", "TRIGGER"),
             ("CREATE VIEW v AS SELECT 1", "VIEW"),

@@ -131,7 +131,7 @@ struct Parser {
             _ = acceptKeyword("TRANSACTION")
             if peekKeyword("TO") { throw DAOError.unsupported("SAVEPOINT") }
             return .rollback
-        case "WITH": return .select(try parseSelect())
+        case "WITH", "VALUES": return .select(try parseSelect())
         case "SAVEPOINT", "RELEASE": throw DAOError.unsupported("SAVEPOINT")
         case "REINDEX":
             position += 1
@@ -515,14 +515,45 @@ struct Parser {
     mutating func parseSelect() throws -> SelectStatement {
         var with: WithClause?
         if peekKeyword("WITH") { with = try parseWithClause() }
+        var endsWithValues = peekKeyword("VALUES")
         var statement = try parseSelectCore()
         statement.with = with
         while let op = acceptCompoundOperator() {
             // SQLITE_MAX_COMPOUND_SELECT
             guard statement.compound.count < 499 else { throw SQLExecutionError("too many terms in compound SELECT") }
+            endsWithValues = peekKeyword("VALUES")
             statement.compound.append(CompoundTerm(op: op, select: try parseSelectCore()))
         }
+        // SQLite's grammar takes no ORDER BY or LIMIT after a VALUES list.
+        if endsWithValues && (peekKeyword("ORDER") || peekKeyword("LIMIT")) { throw syntaxError() }
         try parseOrderAndLimit(into: &statement)
+        return statement
+    }
+
+    /// `VALUES (row), ...` as a SELECT: one core per row joined by UNION ALL (as SQLite, which
+    /// reads a VALUES list after a compound operator as one nested compound), its columns
+    /// named column1, column2, ...
+    private mutating func parseValuesCore() throws -> SelectStatement {
+        try expectKeyword("VALUES")
+        var cores: [SelectStatement] = []
+        repeat {
+            try expectSymbol("(")
+            var columns: [ResultColumn] = []
+            repeat {
+                let start = current.start
+                let expr = try parseExpression()
+                columns.append(ResultColumn(kind: .expression(expr), alias: cores.isEmpty ? "column\(columns.count + 1)" : nil,
+                                            text: sourceText(from: start, to: tokens[position - 1].end)))
+            } while acceptSymbol(",")
+            try expectSymbol(")")
+            if let first = cores.first, first.columns.count != columns.count {
+                throw SQLExecutionError("all VALUES must have the same number of terms")
+            }
+            cores.append(SelectStatement(distinct: false, columns: columns, table: nil, tableAlias: nil, whereClause: nil,
+                                         groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil))
+        } while acceptSymbol(",")
+        var statement = cores[0]
+        statement.compound = cores.dropFirst().map { CompoundTerm(op: .unionAll, select: $0) }
         return statement
     }
 
@@ -551,7 +582,6 @@ struct Parser {
             try expectKeyword("AS")
             if acceptKeyword("NOT") { try expectKeyword("MATERIALIZED") } else { _ = acceptKeyword("MATERIALIZED") }
             try expectSymbol("(")
-            if peekKeyword("VALUES") { throw DAOError.unsupported("VALUES") }
             let select = try parseSelect()
             try expectSymbol(")")
             if tables.contains(where: { $0.name.lowercased() == name.lowercased() }) {
@@ -565,9 +595,9 @@ struct Parser {
         return WithClause(recursive: recursive, tables: tables)
     }
 
-    /// One SELECT core: from SELECT to HAVING.
+    /// One SELECT core: from SELECT to HAVING, or a VALUES list.
     private mutating func parseSelectCore() throws -> SelectStatement {
-        if peekKeyword("VALUES") { throw DAOError.unsupported("VALUES") }
+        if peekKeyword("VALUES") { return try parseValuesCore() }
         try expectKeyword("SELECT")
         var distinct = false
         if acceptKeyword("DISTINCT") { distinct = true } else { _ = acceptKeyword("ALL") }
