@@ -79,6 +79,15 @@ final class CompoundSelectTests: XCTestCase {
         }
     }
 
+    /// An observed compound or WITH query reruns for commits to any table it reads.
+    func testObservedTablesIncludeEveryCoreAndWithTable() throws {
+        let d = try makeDifferential()
+        d.run(["CREATE TABLE w(v)"])
+        XCTAssertEqual(try d.database.tablesRead(by: "WITH c AS (SELECT v FROM w) SELECT a FROM t UNION SELECT v FROM c"),
+                       ["t", "w", "c"])
+        XCTAssertEqual(try d.database.tablesRead(by: "SELECT a FROM t EXCEPT SELECT x FROM u"), ["t", "u"])
+    }
+
     func testCompoundErrors() throws {
         let d = try makeDifferential()
         sameError(d, "SELECT 1 UNION SELECT 1, 2")

@@ -239,6 +239,17 @@ extension SelectStatement {
         return core
     }
 
+    /// Every table name (lower-cased) a FROM names in this SELECT, its compound terms and its
+    /// WITH tables (a WITH table's own name among them when it is read: observing a stored
+    /// table of that name too only costs a needless rerun).
+    var tablesNamed: Set<String> {
+        var names = Set<String>()
+        if let table { names.insert(table.lowercased()) }
+        for term in compound { names.formUnion(term.select.tablesNamed) }
+        for cte in with?.tables ?? [] { names.formUnion(cte.select.tablesNamed) }
+        return names
+    }
+
     /// Whether a FROM of this SELECT or of its compound terms names `key` (lower-cased).
     func readsTable(_ key: String) -> Bool {
         if table?.lowercased() == key { return true }
