@@ -68,7 +68,7 @@ final class TableState: @unchecked Sendable {
     @exclusivity(unchecked) var overlay: [Int64: [UInt8]?] = [:]
     /// A table only in memory (a WITH table, a TEMP table): its rows are all in `overlay`,
     /// which commits never write; `space` is never read.
-    var isTransient = false
+    @exclusivity(unchecked) var isTransient = false
     /// A WITH table: it has no rowid column to name (SQLite: "no such column: rowid").
     var hidesRowid = false
 
