@@ -36,7 +36,7 @@ struct Resolver {
         if let index = table.definition.columnIndex(name) {
             return (index, table.definition.columns[index].affinity)
         }
-        if Resolver.rowidNames.contains(name.lowercased()) { return (-1, .integer) }
+        if !table.hidesRowid, Resolver.rowidNames.contains(name.lowercased()) { return (-1, .integer) }
         throw DAOError.noSuchColumn(shown)
     }
 

@@ -79,6 +79,7 @@ extension SQLDatabase {
         } else if let values = compiled.values {
             sourceRows = try values.map { row in try row.map { try Evaluator.evaluate($0, context) } }
         }
+        let upsert = try insert.upsert.map { try compileUpsert($0, table, context) }   // Upsert.swift
         var changes = 0
         for source in sourceRows {
             var row = [DAOValue](repeating: .null, count: columns.count)
@@ -93,7 +94,7 @@ extension SQLDatabase {
                 row[index] = try defaultValue(columns[index], context)
             }
             if let alias = table.definition.rowidColumn, given[alias] { explicitRowid = row[alias] }
-            if try insertOne(table, row: row, explicitRowid: explicitRowid, mode: insert.mode) { changes += 1 }
+            if try insertOne(table, row: row, explicitRowid: explicitRowid, mode: insert.mode, upsert: upsert) { changes += 1 }
         }
         return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
     }
@@ -173,7 +174,8 @@ extension SQLDatabase {
     }
 
     /// Inserts one row; returns whether it was inserted.
-    func insertOne(_ table: TableState, row: [DAOValue], explicitRowid: DAOValue?, mode: ConflictMode) throws -> Bool {
+    func insertOne(_ table: TableState, row: [DAOValue], explicitRowid: DAOValue?, mode: ConflictMode,
+                   upsert: CompiledUpsert? = nil) throws -> Bool {
         var row = row
         let context = RowContext(parameters: [])
         var rowid = try explicitRowid.flatMap { try rowidValue($0) }
@@ -189,6 +191,10 @@ extension SQLDatabase {
         }
         guard try prepareRow(table, &row, mode: mode, context) else { return false }
         if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }
+        // ON CONFLICT: its target is checked first, and a conflict there is resolved by it.
+        if let upsert, let victim = upsertConflict(table, upsert, rowid: rowid, row: row) {
+            return try upsertUpdate(table, upsert, victim: victim, proposed: row)
+        }
         // Conflicts: the rowid first, then unique indexes in order.
         var victims: [Int64] = []
         if table.contains(rowid: rowid) {

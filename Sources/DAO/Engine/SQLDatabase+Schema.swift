@@ -128,6 +128,7 @@ extension SQLDatabase {
 
     func createIndex(_ statement: CreateIndexStatement) throws {
         let table = try self.table(named: statement.table)
+        if table.isTransient { throw DAOError.unsupported("index on a TEMP table") }
         if indexNamed(statement.name) != nil || tables[statement.name.lowercased()] != nil {
             if statement.ifNotExists { return }
             throw SQLExecutionError("index \(statement.name) already exists")
@@ -157,6 +158,7 @@ extension SQLDatabase {
 
     func dropTable(_ name: String, ifExists: Bool) throws {
         let key = name.lowercased()
+        if dropTemporaryTable(key) { return }
         guard let table = tables[key] else {
             if ifExists { return }
             throw DAOError.noSuchTable(name)

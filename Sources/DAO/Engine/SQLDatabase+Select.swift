@@ -228,6 +228,8 @@ extension SQLDatabase {
 
     /// Runs a SELECT and returns its rows.
     func runSelect(_ select: SelectStatement, _ context: RowContext, cache: CompiledBox? = nil) throws -> SQLResult {
+        // WITH and compound selects run above the single core (CompoundSelect.swift).
+        if select.with != nil || !select.compound.isEmpty { return try runSelectReportingAffinities(select, context).0 }
         let compiled: CompiledSelect
         if let cache, cache.version == schemaVersion, let cached = cache.select {
             compiled = cached
@@ -259,6 +261,7 @@ extension SQLDatabase {
             let choice = try planner.choose(where: whereClause, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
             path = choice.0
             ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
+            if let hint = select.indexHint { try apply(hint, table, &path, &ordered, orderBy.isEmpty) }
         }
         lastAccess = (path, ordered && !orderBy.isEmpty)
 

@@ -36,6 +36,17 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Tables by lower-cased name.
     @exclusivity(unchecked) var tables: [String: TableState] = [:]
+    /// Tables that live only in memory and are never written to the store, by lower-cased
+    /// name: a running statement's WITH tables (CommonTableExpressions.swift). They hide
+    /// stored tables of the same name.
+    @exclusivity(unchecked) var transientTables: [String: TableState] = [:]
+    /// TEMP tables by lower-cased name (TemporaryTables.swift): in memory only, hiding stored
+    /// tables of the same name.
+    @exclusivity(unchecked) var temporaryTables: [String: TableState] = [:]
+    /// Rows a statement with RETURNING collects as it changes them (Returning.swift).
+    @exclusivity(unchecked) var rowCapture = RowCapture()
+    /// WITH tables declared by the running statement and not computed yet.
+    @exclusivity(unchecked) var commonTables = CommonTableScope()
     var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
@@ -233,17 +244,25 @@ public final class SQLDatabase: @unchecked Sendable {
         context.rowid = 0
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)
+        case .insert(let insert) where insert.returning != nil:   // Returning.swift
+            return try returning(insert.returning ?? [], of: insert.table, capturing: .inserted) { try runInsert(insert, context, cache: cache) }
+        case .update(let update) where update.returning != nil:
+            return try returning(update.returning ?? [], of: update.table, capturing: .updated) { try runUpdate(update, context) }
+        case .delete(let delete) where delete.returning != nil:
+            return try returning(delete.returning ?? [], of: delete.table, capturing: .deleted) { try runDelete(delete, context) }
         case .insert(let insert): return try runInsert(insert, context, cache: cache)
         case .update(let update): return try runUpdate(update, context)
         case .delete(let delete): return try runDelete(delete, context)
+        case .createTable(let create) where create.temporary: try createTemporaryTable(create); return SQLResult()
         case .createTable(let create): try createTable(create); return SQLResult()
         case .createIndex(let create): try createIndex(create); return SQLResult()
         case .dropTable(let name, let ifExists): try dropTable(name, ifExists: ifExists); return SQLResult()
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
-        case .addColumn(let table, let column): try addColumn(table, column); return SQLResult()
-        case .renameTable(let from, let to): try renameTable(from, to: to); return SQLResult()
-        case .renameColumn(let table, let from, let to): try renameColumn(table, from, to: to); return SQLResult()
-        case .dropColumn(let table, let column): try dropColumn(table, column); return SQLResult()
+        case .addColumn(let table, let column): try refuseTemporary(table); try addColumn(table, column); return SQLResult()
+        case .renameTable(let from, let to): try refuseTemporary(from); try renameTable(from, to: to); return SQLResult()
+        case .renameColumn(let table, let from, let to): try refuseTemporary(table); try renameColumn(table, from, to: to); return SQLResult()
+        case .dropColumn(let table, let column): try refuseTemporary(table); try dropColumn(table, column); return SQLResult()
+        case .reindex(let name): try reindex(name); return SQLResult()
         case .begin, .commit, .rollback: return SQLResult()
         }
     }
@@ -256,7 +275,7 @@ public final class SQLDatabase: @unchecked Sendable {
 
     func discardPending() {
         undoLog.removeAll(keepingCapacity: true)
-        for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: false) }
+        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: false) }
         dirtyTables.removeAll()
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
@@ -290,7 +309,7 @@ public final class SQLDatabase: @unchecked Sendable {
         if checkpointRecordPresent, let checkpointSpace {
             batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
         }
-        for table in dirtyTables.values {
+        for table in dirtyTables.values where !table.isTransient {   // TEMP tables stay in memory
             for (rowid, bytes) in table.overlay {
                 if let bytes {
                     batch.put(bytes, forKey: RowCodec.key(rowid: rowid), space: table.space)
@@ -311,7 +330,7 @@ public final class SQLDatabase: @unchecked Sendable {
         checkpointCurrent = false
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
         undoLog.removeAll(keepingCapacity: true)
-        for table in dirtyTables.values { table.overlay.removeAll(keepingCapacity: true) }
+        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: true) }
         dirtyTables.removeAll(keepingCapacity: true)
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
@@ -401,6 +420,7 @@ public final class SQLDatabase: @unchecked Sendable {
         markDirty(table)
         table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)
+        if rowCapture.mode != .none { rowCapture.inserted(table, rowid, row) }
         undoLog.append { [unowned table] in
             table.removeRowid(rowid)
             table.removeFromIndexes(rowid: rowid, row: row)
@@ -414,6 +434,7 @@ public final class SQLDatabase: @unchecked Sendable {
         markDirty(table)
         table.removeRowid(rowid)
         table.removeFromIndexes(rowid: rowid, row: row)
+        if rowCapture.mode != .none { rowCapture.deleted(table, rowid, row) }
         undoLog.append { [unowned table] in
             table.insertRowid(rowid)
             table.insertIntoIndexes(rowid: rowid, row: row)
@@ -422,6 +443,8 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func table(named name: String) throws -> TableState {
+        if !transientTables.isEmpty || !commonTables.isEmpty, let table = try transientTable(named: name.lowercased()) { return table }
+        if !temporaryTables.isEmpty, let table = temporaryTables[name.lowercased()] { return table }
         guard let table = tables[name.lowercased()] else { throw DAOError.noSuchTable(name) }
         return table
     }

@@ -127,6 +127,8 @@ struct CreateTableStatement: Sendable {
     var columns: [ColumnDefinition]
     var primaryKey: [IndexedColumn]?
     var uniques: [[IndexedColumn]]
+    /// CREATE TEMP TABLE: in memory for the SQLDatabase's lifetime (TemporaryTables.swift).
+    var temporary = false
 }
 
 struct CreateIndexStatement: Sendable {
@@ -146,6 +148,10 @@ struct InsertStatement: Sendable {
     /// VALUES rows, or nil when the source is a SELECT / DEFAULT VALUES.
     var values: [[Expr]]?
     var select: SelectStatement?
+    /// ON CONFLICT ... DO NOTHING / DO UPDATE (Upsert.swift).
+    var upsert: UpsertClause? = nil
+    /// RETURNING's result columns (Returning.swift).
+    var returning: [ResultColumn]? = nil
 }
 
 struct ResultColumn: Sendable {
@@ -172,17 +178,26 @@ struct SelectStatement: Sendable {
     var orderBy: [OrderTerm]
     var limit: Expr?
     var offset: Expr?
+    /// The SELECT cores after this one when it is a compound select (its ORDER BY, LIMIT and
+    /// OFFSET then apply to the whole; CompoundSelect.swift).
+    var compound: [CompoundTerm] = []
+    /// The WITH clause before it (CommonTableExpressions.swift).
+    var with: WithClause? = nil
+    /// INDEXED BY / NOT INDEXED on its table (IndexHints.swift).
+    var indexHint: IndexHint? = nil
 }
 
 struct UpdateStatement: Sendable {
     var table: String
     var assignments: [(String, Expr)]
     var whereClause: Expr?
+    var returning: [ResultColumn]? = nil
 }
 
 struct DeleteStatement: Sendable {
     var table: String
     var whereClause: Expr?
+    var returning: [ResultColumn]? = nil
 }
 
 /// One parsed statement of the subset.
@@ -201,6 +216,8 @@ enum Statement: Sendable {
     case select(SelectStatement)
     case update(UpdateStatement)
     case delete(DeleteStatement)
+    /// REINDEX [name] (IndexHints.swift).
+    case reindex(String?)
     case begin, commit, rollback
 
     /// Whether the statement only reads (a SELECT).

@@ -28,7 +28,9 @@ struct Parser {
         while parser.peekSymbol(";") { parser.position += 1 }
         guard parser.current.kind == .end else {
             if parser.current.kind == .identifier, ["UNION", "INTERSECT", "EXCEPT"].contains(parser.current.upper) {
-                throw DAOError.unsupported(parser.current.upper)
+                let clause = parser.tokens[parser.position - 1].upper == "BY" || parser.tokens.contains { $0.upper == "ORDER" }
+                    ? "ORDER BY" : "LIMIT"
+                throw SQLExecutionError("\(clause) clause should come after \(parser.current.upper) not before")
             }
             throw parser.syntaxError()
         }
@@ -129,9 +131,15 @@ struct Parser {
             _ = acceptKeyword("TRANSACTION")
             if peekKeyword("TO") { throw DAOError.unsupported("SAVEPOINT") }
             return .rollback
-        case "WITH": throw DAOError.unsupported("WITH")
+        case "WITH", "VALUES": return .select(try parseSelect())
         case "SAVEPOINT", "RELEASE": throw DAOError.unsupported("SAVEPOINT")
-        case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "ANALYZE", "REINDEX", "EXPLAIN":
+        case "REINDEX":
+            position += 1
+            guard current.kind != .end, !peekSymbol(";") else { return .reindex(nil) }
+            let name = try parseName()
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            return .reindex(name)
+        case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "ANALYZE", "EXPLAIN":
             throw DAOError.unsupported(token.upper)
         default: throw syntaxError()
         }
@@ -139,7 +147,11 @@ struct Parser {
 
     private mutating func parseCreate() throws -> Statement {
         try expectKeyword("CREATE")
-        if acceptKeyword("TEMP") || acceptKeyword("TEMPORARY") { throw DAOError.unsupported("TEMP") }
+        let temporary = acceptKeyword("TEMP") || acceptKeyword("TEMPORARY")
+        if temporary, !peekKeyword("TABLE") {
+            if peekKeyword("VIEW") || peekKeyword("TRIGGER") { throw DAOError.unsupported("TEMP") }
+            throw syntaxError()
+        }
         if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
         if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
         if peekKeyword("VIRTUAL") { throw DAOError.unsupported("VIRTUAL TABLE") }
@@ -195,7 +207,7 @@ struct Parser {
         if peekKeyword("WITHOUT") { throw DAOError.unsupported("WITHOUT ROWID") }
         if peekKeyword("STRICT") { throw DAOError.unsupported("STRICT") }
         return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns,
-                                                 primaryKey: primaryKey, uniques: uniques))
+                                                 primaryKey: primaryKey, uniques: uniques, temporary: temporary))
     }
 
     private mutating func skipConflictClause() throws {
@@ -400,19 +412,79 @@ struct Parser {
                 rows.append(row)
             } while acceptSymbol(",")
             statement.values = rows
-        } else if peekKeyword("SELECT") {
+        } else if peekKeyword("SELECT") || peekKeyword("WITH") {
             statement.select = try parseSelect()
         } else if acceptKeyword("DEFAULT") {
             try expectKeyword("VALUES")
             statement.values = []
-        } else if peekKeyword("WITH") {
-            throw DAOError.unsupported("WITH")
         } else {
             throw syntaxError()
         }
-        if peekKeyword("ON") { throw DAOError.unsupported("UPSERT") }
-        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        if peekKeyword("ON") {
+            if statement.select != nil { throw DAOError.unsupported("UPSERT after INSERT ... SELECT") }
+            statement.upsert = try parseUpsert()
+        }
+        statement.returning = try parseReturning()
         return statement
+    }
+
+    /// `RETURNING * | expr [[AS] alias], ...`, or nil when the statement has none.
+    private mutating func parseReturning() throws -> [ResultColumn]? {
+        guard acceptKeyword("RETURNING") else { return nil }
+        var columns: [ResultColumn] = []
+        repeat {
+            if acceptSymbol("*") {
+                columns.append(ResultColumn(kind: .all, alias: nil, text: "*"))
+                continue
+            }
+            let start = current.start
+            let expr = try parseExpression()
+            let text = sourceText(from: start, to: tokens[position - 1].end)
+            var alias: String?
+            if acceptKeyword("AS") {
+                alias = try parseName()
+            } else if current.kind == .quotedIdentifier || current.kind == .string
+                        || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
+                alias = current.text
+                position += 1
+            }
+            columns.append(ResultColumn(kind: .expression(expr), alias: alias, text: text))
+        } while acceptSymbol(",")
+        return columns
+    }
+
+    /// `ON CONFLICT [(columns)] DO NOTHING | DO UPDATE SET name = expr, ... [WHERE expr]`.
+    private mutating func parseUpsert() throws -> UpsertClause {
+        try expectKeyword("ON")
+        try expectKeyword("CONFLICT")
+        var clause = UpsertClause()
+        if acceptSymbol("(") {
+            var names: [String] = []
+            repeat {
+                names.append(try parseName())
+                if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+                _ = acceptKeyword("ASC") || acceptKeyword("DESC")
+            } while acceptSymbol(",")
+            try expectSymbol(")")
+            if peekKeyword("WHERE") { throw DAOError.unsupported("UPSERT target WHERE") }
+            clause.target = names
+        }
+        try expectKeyword("DO")
+        if !acceptKeyword("NOTHING") {
+            try expectKeyword("UPDATE")
+            try expectKeyword("SET")
+            var assignments: [(String, Expr)] = []
+            repeat {
+                if peekSymbol("(") { throw DAOError.unsupported("row value") }
+                let name = try parseName()
+                try expectSymbol("=")
+                assignments.append((name, try parseExpression()))
+            } while acceptSymbol(",")
+            clause.assignments = assignments
+            if acceptKeyword("WHERE") { clause.whereClause = try parseExpression() }
+        }
+        if peekKeyword("ON") { throw DAOError.unsupported("several ON CONFLICT clauses") }
+        return clause
     }
 
     private mutating func parseUpdate() throws -> UpdateStatement {
@@ -430,9 +502,9 @@ struct Parser {
         if peekKeyword("FROM") { throw DAOError.unsupported("UPDATE FROM") }
         var whereClause: Expr?
         if acceptKeyword("WHERE") { whereClause = try parseExpression() }
-        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        let returning = try parseReturning()
         if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("UPDATE ... LIMIT") }
-        return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause)
+        return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause, returning: returning)
     }
 
     private mutating func parseDelete() throws -> DeleteStatement {
@@ -441,12 +513,97 @@ struct Parser {
         let table = try parseName()
         var whereClause: Expr?
         if acceptKeyword("WHERE") { whereClause = try parseExpression() }
-        if peekKeyword("RETURNING") { throw DAOError.unsupported("RETURNING") }
+        let returning = try parseReturning()
         if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("DELETE ... LIMIT") }
-        return DeleteStatement(table: table, whereClause: whereClause)
+        return DeleteStatement(table: table, whereClause: whereClause, returning: returning)
     }
 
     mutating func parseSelect() throws -> SelectStatement {
+        var with: WithClause?
+        if peekKeyword("WITH") { with = try parseWithClause() }
+        var endsWithValues = peekKeyword("VALUES")
+        var statement = try parseSelectCore()
+        statement.with = with
+        while let op = acceptCompoundOperator() {
+            // SQLITE_MAX_COMPOUND_SELECT
+            guard statement.compound.count < 499 else { throw SQLExecutionError("too many terms in compound SELECT") }
+            endsWithValues = peekKeyword("VALUES")
+            statement.compound.append(CompoundTerm(op: op, select: try parseSelectCore()))
+        }
+        // SQLite's grammar takes no ORDER BY or LIMIT after a VALUES list.
+        if endsWithValues && (peekKeyword("ORDER") || peekKeyword("LIMIT")) { throw syntaxError() }
+        try parseOrderAndLimit(into: &statement)
+        return statement
+    }
+
+    /// `VALUES (row), ...` as a SELECT: one core per row joined by UNION ALL (as SQLite, which
+    /// reads a VALUES list after a compound operator as one nested compound), its columns
+    /// named column1, column2, ...
+    private mutating func parseValuesCore() throws -> SelectStatement {
+        try expectKeyword("VALUES")
+        var cores: [SelectStatement] = []
+        repeat {
+            try expectSymbol("(")
+            var columns: [ResultColumn] = []
+            repeat {
+                let start = current.start
+                let expr = try parseExpression()
+                columns.append(ResultColumn(kind: .expression(expr), alias: cores.isEmpty ? "column\(columns.count + 1)" : nil,
+                                            text: sourceText(from: start, to: tokens[position - 1].end)))
+            } while acceptSymbol(",")
+            try expectSymbol(")")
+            if let first = cores.first, first.columns.count != columns.count {
+                throw SQLExecutionError("all VALUES must have the same number of terms")
+            }
+            cores.append(SelectStatement(distinct: false, columns: columns, table: nil, tableAlias: nil, whereClause: nil,
+                                         groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil))
+        } while acceptSymbol(",")
+        var statement = cores[0]
+        statement.compound = cores.dropFirst().map { CompoundTerm(op: .unionAll, select: $0) }
+        return statement
+    }
+
+    /// UNION [ALL], INTERSECT or EXCEPT, consumed; nil when none comes next.
+    private mutating func acceptCompoundOperator() -> CompoundOperator? {
+        if acceptKeyword("UNION") { return acceptKeyword("ALL") ? .unionAll : .union }
+        if acceptKeyword("INTERSECT") { return .intersect }
+        if acceptKeyword("EXCEPT") { return .except }
+        return nil
+    }
+
+    /// `WITH [RECURSIVE] name [(columns)] AS (select), ...`, which must be followed by a SELECT.
+    private mutating func parseWithClause() throws -> WithClause {
+        try expectKeyword("WITH")
+        let recursive = acceptKeyword("RECURSIVE")
+        var tables: [CommonTableExpression] = []
+        repeat {
+            let name = try parseName()
+            var columns: [String]?
+            if acceptSymbol("(") {
+                var names: [String] = []
+                repeat { names.append(try parseName()) } while acceptSymbol(",")
+                try expectSymbol(")")
+                columns = names
+            }
+            try expectKeyword("AS")
+            if acceptKeyword("NOT") { try expectKeyword("MATERIALIZED") } else { _ = acceptKeyword("MATERIALIZED") }
+            try expectSymbol("(")
+            let select = try parseSelect()
+            try expectSymbol(")")
+            if tables.contains(where: { $0.name.lowercased() == name.lowercased() }) {
+                throw SQLExecutionError("duplicate WITH table name: \(name)")
+            }
+            tables.append(CommonTableExpression(name: name, columns: columns, select: select))
+        } while acceptSymbol(",")
+        if peekKeyword("INSERT") || peekKeyword("REPLACE") || peekKeyword("UPDATE") || peekKeyword("DELETE") {
+            throw DAOError.unsupported("WITH before \(current.upper)")
+        }
+        return WithClause(recursive: recursive, tables: tables)
+    }
+
+    /// One SELECT core: from SELECT to HAVING, or a VALUES list.
+    private mutating func parseSelectCore() throws -> SelectStatement {
+        if peekKeyword("VALUES") { return try parseValuesCore() }
         try expectKeyword("SELECT")
         var distinct = false
         if acceptKeyword("DISTINCT") { distinct = true } else { _ = acceptKeyword("ALL") }
@@ -493,8 +650,12 @@ struct Parser {
             for word in ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL"] where peekKeyword(word) {
                 throw DAOError.unsupported("JOIN")
             }
-            if peekKeyword("INDEXED") || (peekKeyword("NOT") && peekKeyword("INDEXED", at: 1)) {
-                throw DAOError.unsupported("INDEXED BY")
+            if acceptKeyword("INDEXED") {
+                try expectKeyword("BY")
+                statement.indexHint = .indexedBy(try parseName())
+            } else if peekKeyword("NOT") && peekKeyword("INDEXED", at: 1) {
+                position += 2
+                statement.indexHint = .notIndexed
             }
         }
         if acceptKeyword("WHERE") { statement.whereClause = try parseExpression() }
@@ -506,7 +667,11 @@ struct Parser {
             statement.having = try parseExpression()
         }
         if peekKeyword("WINDOW") { throw DAOError.unsupported("WINDOW") }
-        for word in ["UNION", "INTERSECT", "EXCEPT"] where peekKeyword(word) { throw DAOError.unsupported(word) }
+        return statement
+    }
+
+    /// ORDER BY, LIMIT and OFFSET of a SELECT (of the whole, for a compound select).
+    private mutating func parseOrderAndLimit(into statement: inout SelectStatement) throws {
         if acceptKeyword("ORDER") {
             try expectKeyword("BY")
             repeat {
@@ -529,7 +694,6 @@ struct Parser {
                 statement.limit = first
             }
         }
-        return statement
     }
 
     // MARK: Expressions (SQLite's precedence, lowest first)

@@ -66,6 +66,11 @@ final class TableState: @unchecked Sendable {
     var sequence: Int64 = 0
     /// Rows changed and not yet written to the store: their bytes, or nil for a deleted one.
     @exclusivity(unchecked) var overlay: [Int64: [UInt8]?] = [:]
+    /// A table only in memory (a WITH table, a TEMP table): its rows are all in `overlay`,
+    /// which commits never write; `space` is never read.
+    @exclusivity(unchecked) var isTransient = false
+    /// A WITH table: it has no rowid column to name (SQLite: "no such column: rowid").
+    var hidesRowid = false
 
     init(definition: TableDefinition, space: LogStore.KeySpace, spaceName: String) {
         self.definition = definition
@@ -86,6 +91,7 @@ final class TableState: @unchecked Sendable {
             guard let pending else { return nil }
             return try pending.withUnsafeBytes(body)
         }
+        if isTransient { return nil }   // all its rows are in the overlay
         // The row key is written into one reused buffer: no allocation per row read.
         let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
         withUnsafeBytes(of: bits) { source in keyBuffer.withUnsafeMutableBytes { $0.copyMemory(from: source) } }

@@ -1,0 +1,258 @@
+/// The WITH tables a running statement declared and has not read yet, by lower-cased name,
+/// and those being computed (a read of one of those is a circular reference).
+struct CommonTableScope {
+    var pending: [String: CommonTableExpression] = [:]
+    var computing: Set<String> = []
+
+    var isEmpty: Bool { pending.isEmpty }
+}
+
+extension SQLDatabase {
+    /// Runs `select` (its WITH clause removed) with the tables of `with` visible by name.
+    ///
+    /// A WITH table is computed the first time a statement reads it (as SQLite, a table that
+    /// is never read is never run, so it cannot fail) into a transient table
+    /// (`TableState.isTransient`: rows only in memory, never written to the store), which is
+    /// then read like any table (FROM name, where a single table goes). A table whose SELECT
+    /// reads itself is recursive and is computed as SQLite documents it (a queue of rows, each
+    /// run through the recursive SELECTs), whether or not the clause says RECURSIVE.
+    /// The tables are dropped when `select` ends, even when it throws.
+    func runWithClause(_ with: WithClause, _ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity]) {
+        let savedTables = transientTables, savedScope = commonTables
+        defer {
+            transientTables = savedTables
+            commonTables = savedScope
+        }
+        for cte in with.tables {
+            let key = cte.name.lowercased()
+            commonTables.pending[key] = cte
+            transientTables[key] = nil   // an inner WITH hides an outer one of the same name
+        }
+        return try runSelectReportingAffinities(select, context)
+    }
+
+    /// The transient table `name` (lower-cased) when the running statement has one: a WITH
+    /// table (computed now on its first read) or a TEMP table.
+    /// - Throws: what computing the WITH table throws; `circular reference` when it reads
+    ///   itself other than as a recursive table.
+    func transientTable(named key: String) throws -> TableState? {
+        if let table = transientTables[key] { return table }
+        guard let cte = commonTables.pending[key] else { return nil }
+        if commonTables.computing.contains(key) { throw SQLExecutionError("circular reference: \(cte.name)") }
+        commonTables.computing.insert(key)
+        defer { commonTables.computing.remove(key) }
+        // Its own context: it may be computed while another SELECT is between rows.
+        let context = RowContext(parameters: self.context.parameters)
+        let table: TableState
+        if cte.select.readsTable(key) {
+            table = try computeRecursive(cte, key, context)
+        } else {
+            let (result, affinities) = try runSelectReportingAffinities(cte.select, context)
+            table = try transientTable(for: cte, columns: result.columns, affinities: affinities)
+            for row in result.rows { appendTransientRow(table, row) }
+        }
+        transientTables[key] = table
+        return table
+    }
+
+    /// A recursive WITH table: the initial SELECTs' rows enter a queue; each row taken from
+    /// the queue is a row of the result (after OFFSET, until LIMIT) and is the whole content
+    /// of the table while the recursive SELECTs run once for it, their rows joining the queue
+    /// (with UNION, only rows never queued before). ORDER BY makes the queue a priority queue.
+    private func computeRecursive(_ cte: CommonTableExpression, _ key: String, _ context: RowContext) throws -> TableState {
+        let select = cte.select
+        var cores = [select.core] + select.compound.map(\.select)
+        let operators = select.compound.map(\.op)
+        guard let firstRecursive = cores.firstIndex(where: { $0.readsTable(key) }), firstRecursive > 0,
+              cores[firstRecursive...].allSatisfy({ $0.readsTable(key) }) else {
+            throw DAOError.unsupported("recursive WITH table whose first SELECT reads itself")
+        }
+        let recursiveOperator = operators[firstRecursive - 1]
+        guard recursiveOperator == .union || recursiveOperator == .unionAll,
+              operators[firstRecursive...].allSatisfy({ $0 == recursiveOperator }) else {
+            throw DAOError.unsupported("recursive WITH table joined by \(recursiveOperator.name)")
+        }
+        for core in cores[firstRecursive...] {
+            if core.distinct || !core.groupBy.isEmpty || core.having != nil {
+                throw DAOError.unsupported("DISTINCT or aggregate in a recursive SELECT")
+            }
+        }
+        // The initial part: the SELECTs before the first recursive one.
+        var initial = cores[0]
+        initial.compound = Array(select.compound[..<(firstRecursive - 1)])
+        let (start, affinities) = try runSelectReportingAffinities(initial, context)
+        let result = try transientTable(for: cte, columns: start.columns, affinities: affinities)
+        // The table the recursive SELECTs read: the one row taken from the queue.
+        let current = try transientTable(for: cte, columns: start.columns, affinities: affinities)
+        transientTables[key] = current
+        defer { transientTables[key] = nil }
+
+        let distinct = recursiveOperator == .union
+        var queued = Set<ValueKey>()
+        var queue = RecursionQueue(order: try recursiveOrder(select, columns: start.columns.count))
+        func enqueue(_ row: [DAOValue]) {
+            if distinct, !queued.insert(ValueKey(values: row)).inserted { return }
+            queue.push(row)
+        }
+        for row in start.rows { enqueue(row) }
+        let limit = try integerClause(select.limit, context)
+        var offset = max(try integerClause(select.offset, context) ?? 0, 0)
+        var produced: Int64 = 0
+        if let limit, limit == 0 { return result }
+        let boxes = cores[firstRecursive...].map { _ in CompiledBox() }
+        for index in firstRecursive..<cores.count { cores[index].orderBy = []; cores[index].limit = nil; cores[index].offset = nil }
+        while let row = queue.pop() {
+            if offset > 0 {
+                offset -= 1
+            } else {
+                appendTransientRow(result, row)
+                produced += 1
+                if let limit, limit > 0, produced >= limit { break }
+            }
+            current.rowids = SortedChunks<Int64>()
+            current.overlay.removeAll(keepingCapacity: true)
+            appendTransientRow(current, row)
+            for (box, core) in zip(boxes, cores[firstRecursive...]) {
+                let rows = try runSelect(core, context, cache: box).rows
+                guard rows.first.map({ $0.count == start.columns.count }) ?? true else {
+                    throw SQLExecutionError("SELECTs to the left and right of \(recursiveOperator.name) do not have the same number of result columns")
+                }
+                for next in rows { enqueue(next) }
+            }
+        }
+        return result
+    }
+
+    /// The queue order of a recursive WITH table's ORDER BY: result positions and directions.
+    private func recursiveOrder(_ select: SelectStatement, columns: Int) throws -> [(Int, Bool)] {
+        var order: [(Int, Bool)] = []
+        for (index, term) in select.orderBy.enumerated() {
+            guard case .literal(.integer(let k)) = term.expr else {
+                if case .column(nil, let name) = term.expr, let position = aliasPosition(name, select.core, nil) {
+                    order.append((position, term.descending))
+                    continue
+                }
+                throw DAOError.unsupported("ORDER BY expression of a recursive WITH table")
+            }
+            guard k >= 1, Int(k) <= columns else {
+                throw SQLExecutionError("\(ordinal(index + 1)) ORDER BY term out of range - should be between 1 and \(columns)")
+            }
+            order.append((Int(k) - 1, term.descending))
+        }
+        return order
+    }
+
+    /// An empty transient table with the columns of a WITH table: its column list, or the
+    /// SELECT's column names (SQLite's `name:1` for a repeated one), with the affinities of
+    /// the first SELECT's expressions.
+    func transientTable(for cte: CommonTableExpression, columns: [String], affinities: [Affinity]) throws -> TableState {
+        if let names = cte.columns, names.count != columns.count {
+            throw SQLExecutionError("table \(cte.name) has \(columns.count) values for \(names.count) columns")
+        }
+        var seen = Set<String>()
+        var definitions: [ColumnDefinition] = []
+        for (index, written) in (cte.columns ?? columns).enumerated() {
+            var name = written
+            var count = 0
+            while !seen.insert(name.lowercased()).inserted {
+                count += 1
+                name = "\(written):\(count)"
+            }
+            let typeName: String
+            switch index < affinities.count ? affinities[index] : .blob {
+            case .integer: typeName = "INTEGER"
+            case .text: typeName = "TEXT"
+            case .real: typeName = "REAL"
+            case .numeric: typeName = "NUMERIC"
+            case .blob: typeName = ""
+            }
+            definitions.append(ColumnDefinition(name: name, typeName: typeName))
+        }
+        let definition = try TableDefinition(CreateTableStatement(name: cte.name, ifNotExists: false, columns: definitions,
+                                                                  primaryKey: nil, uniques: []))
+        let table = TableState(definition: definition, space: try catalogKeySpace(), spaceName: "")
+        table.isTransient = true
+        table.hidesRowid = true
+        return table
+    }
+
+    /// Appends a row to a transient table (the next rowid; kept in its overlay only).
+    func appendTransientRow(_ table: TableState, _ row: [DAOValue]) {
+        let rowid = (table.maxRowid ?? 0) + 1
+        table.overlay[rowid] = .some(RowCodec.encode(row, skipping: nil))
+        table.insertRowid(rowid)
+    }
+}
+
+/// The queue of a recursive WITH table: first in, first out, or by its ORDER BY (ties first
+/// in, first out).
+struct RecursionQueue {
+    let order: [(Int, Bool)]
+    private var rows: [[DAOValue]] = []
+    private var head = 0
+
+    init(order: [(Int, Bool)]) { self.order = order }
+
+    mutating func push(_ row: [DAOValue]) {
+        if order.isEmpty {
+            rows.append(row)
+            return
+        }
+        // Keep `rows[head...]` sorted; insert after every row that sorts before or equal.
+        var low = head, high = rows.count
+        while low < high {
+            let mid = (low + high) / 2
+            if compare(rows[mid], row) <= 0 { low = mid + 1 } else { high = mid }
+        }
+        rows.insert(row, at: low)
+    }
+
+    mutating func pop() -> [DAOValue]? {
+        guard head < rows.count else { return nil }
+        let row = rows[head]
+        head += 1
+        if head > 1024 && head * 2 > rows.count {
+            rows.removeFirst(head)
+            head = 0
+        }
+        return row
+    }
+
+    private func compare(_ a: [DAOValue], _ b: [DAOValue]) -> Int {
+        for (position, descending) in order {
+            let c = SQLValues.compare(a[position], b[position])
+            if c != 0 { return descending ? -c : c }
+        }
+        return 0
+    }
+}
+
+extension SelectStatement {
+    /// The first SELECT core alone: no compound terms, WITH, ORDER BY or LIMIT.
+    var core: SelectStatement {
+        var core = self
+        core.compound = []
+        core.with = nil
+        core.orderBy = []
+        core.limit = nil
+        core.offset = nil
+        return core
+    }
+
+    /// Every table name (lower-cased) a FROM names in this SELECT, its compound terms and its
+    /// WITH tables (a WITH table's own name among them when it is read: observing a stored
+    /// table of that name too only costs a needless rerun).
+    var tablesNamed: Set<String> {
+        var names = Set<String>()
+        if let table { names.insert(table.lowercased()) }
+        for term in compound { names.formUnion(term.select.tablesNamed) }
+        for cte in with?.tables ?? [] { names.formUnion(cte.select.tablesNamed) }
+        return names
+    }
+
+    /// Whether a FROM of this SELECT or of its compound terms names `key` (lower-cased).
+    func readsTable(_ key: String) -> Bool {
+        if table?.lowercased() == key { return true }
+        return compound.contains { $0.select.readsTable(key) }
+    }
+}
