@@ -11,14 +11,18 @@ enum IndexCheckpointFile {
     static let magic = Array("USDAOIDX".utf8)
     static let formatVersion: UInt32 = 2
 
-    /// One table's part of the file.
+    /// One table's part of a mapped file: where its rowids and index entries are (byte offsets
+    /// in the file), checked by `decode` so they can be served in place.
     struct Table {
         var space: UInt32
         /// The table's catalog key (its lower-cased name).
         var name: String
-        var rowids: [Int64]
-        /// Per index: its name, its entries' flat bytes and end offsets (ascending order).
-        var indexes: [(name: String, bytes: [UInt8], ends: [UInt32])]
+        /// Offset of the rowids (8 bytes each, little-endian, ascending) and their count.
+        var rowidsOffset: Int
+        var rowidCount: Int
+        /// Per index: its name, the offset of its entries' end offsets (4 bytes each), of its
+        /// entries' bytes, and the entry count.
+        var indexes: [(name: String, endsOffset: Int, arenaOffset: Int, count: Int)]
     }
 
     /// The file's bytes for `tables`, stamped with `stamp`; nil when an index's entries exceed
@@ -45,14 +49,15 @@ enum IndexCheckpointFile {
                 var ends: [UInt32] = []
                 ends.reserveCapacity(index.entries.count)
                 for chunk in index.entries.chunks {
-                    guard total + UInt64(chunk.bytes.count) <= UInt64(UInt32.max) else { return nil }
-                    for end in chunk.ends { ends.append(UInt32(total) + UInt32(end)) }
-                    total += UInt64(chunk.bytes.count)
+                    let size = chunk.withAllBytes { $0.count }
+                    guard total + UInt64(size) <= UInt64(UInt32.max) else { return nil }
+                    for i in 0..<chunk.entryCount { ends.append(UInt32(total) + UInt32(chunk.end(i))) }
+                    total += UInt64(size)
                 }
                 append64(UInt64(ends.count), &out)
                 append64(total, &out)
                 for end in ends { append32(end, &out) }
-                for chunk in index.entries.chunks { out.append(contentsOf: chunk.bytes) }
+                for chunk in index.entries.chunks { chunk.withAllBytes { out.append(contentsOf: $0) } }
             }
         }
         let crc = out.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }
@@ -60,57 +65,60 @@ enum IndexCheckpointFile {
         return out
     }
 
-    /// Decodes a file; throws `corrupt` saying what is wrong.
-    static func decode(_ bytes: [UInt8]) throws -> (stamp: UInt64, tables: [Table]) {
-        try bytes.withUnsafeBytes { raw -> (UInt64, [Table]) in
-            guard raw.count >= 28 else { throw StoreError.corrupt("\(name): \(raw.count) bytes, too short") }
-            let body = raw.count - 4
-            let crc = cs_crc32c_extend(0, raw.baseAddress, body)
-            var reader = Reader(raw: raw, position: body)
-            guard try reader.u32() == crc else { throw StoreError.corrupt("\(name): checksum mismatch") }
-            reader = Reader(raw: UnsafeRawBufferPointer(rebasing: raw[0..<body]), position: 0)
-            guard Array(try reader.bytes(8)) == magic else { throw StoreError.corrupt("\(name): bad magic") }
-            let version = try reader.u32()
-            guard version == formatVersion else { throw StoreError.corrupt("\(name): format version \(version), expected \(formatVersion)") }
-            let stamp = try reader.u64()
-            var tables: [Table] = []
-            for _ in 0..<(try reader.u32()) {
-                let space = try reader.u32()
-                let tableName = String(decoding: try reader.bytes(try reader.count(1)), as: UTF8.self)
-                let count = try reader.count(8)
-                var rowids: [Int64] = []
-                rowids.reserveCapacity(count)
-                var previous: Int64?
-                for _ in 0..<count {
-                    let rowid = Int64(bitPattern: try reader.u64())
-                    if let previous, previous >= rowid { throw StoreError.corrupt("\(name): rowids of space \(space) out of order") }
+    /// Checks a mapped file and says where its parts are; throws `corrupt` saying what is
+    /// wrong. Reads every byte once (the checksum, the rowid order and every entry offset),
+    /// copies none: the parts are served in place afterwards. O(file size).
+    static func decode(_ raw: UnsafeRawBufferPointer) throws -> (stamp: UInt64, tables: [Table]) {
+        guard raw.count >= 28 else { throw StoreError.corrupt("\(name): \(raw.count) bytes, too short") }
+        let body = raw.count - 4
+        let crc = cs_crc32c_extend(0, raw.baseAddress, body)
+        var reader = Reader(raw: raw, position: body)
+        guard try reader.u32() == crc else { throw StoreError.corrupt("\(name): checksum mismatch") }
+        reader = Reader(raw: UnsafeRawBufferPointer(rebasing: raw[0..<body]), position: 0)
+        guard Array(try reader.bytes(8)) == magic else { throw StoreError.corrupt("\(name): bad magic") }
+        let version = try reader.u32()
+        guard version == formatVersion else { throw StoreError.corrupt("\(name): format version \(version), expected \(formatVersion)") }
+        let stamp = try reader.u64()
+        var tables: [Table] = []
+        for _ in 0..<(try reader.u32()) {
+            let space = try reader.u32()
+            let tableName = String(decoding: try reader.bytes(try reader.count(1)), as: UTF8.self)
+            let count = try reader.count(8)
+            let rowidsOffset = reader.position
+            let rowids = try reader.bytes(count * 8)
+            if let base = rowids.baseAddress, count > 1 {
+                var previous = Int64(bitPattern: MappedInts.u64(base, 0))
+                for i in 1..<count {
+                    let rowid = Int64(bitPattern: MappedInts.u64(base, i))
+                    if previous >= rowid { throw StoreError.corrupt("\(name): rowids of space \(space) out of order") }
                     previous = rowid
-                    rowids.append(rowid)
                 }
-                var indexes: [(String, [UInt8], [UInt32])] = []
-                for _ in 0..<(try reader.u32()) {
-                    let nameBytes = try reader.bytes(try reader.count(1))
-                    let entries = try reader.count(4)
-                    let total = try reader.u64()
-                    var ends: [UInt32] = []
-                    ends.reserveCapacity(entries)
-                    var last: UInt32 = 0
-                    for _ in 0..<entries {
-                        let end = try reader.u32()
-                        // Every entry ends with its 8-byte row key.
-                        guard UInt64(end) >= UInt64(last) + 8, UInt64(end) <= total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
-                        last = end
-                        ends.append(end)
-                    }
-                    guard UInt64(last) == total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
-                    let arena = Array(try reader.bytes(Int(total)))
-                    indexes.append((String(decoding: nameBytes, as: UTF8.self), arena, ends))
-                }
-                tables.append(Table(space: space, name: tableName, rowids: rowids, indexes: indexes))
             }
-            guard reader.position == body else { throw StoreError.corrupt("\(name): \(body - reader.position) bytes after the last table") }
-            return (stamp, tables)
+            var indexes: [(String, Int, Int, Int)] = []
+            for _ in 0..<(try reader.u32()) {
+                let nameBytes = try reader.bytes(try reader.count(1))
+                let entries = try reader.count(4)
+                let total = try reader.u64()
+                let endsOffset = reader.position
+                let ends = try reader.bytes(entries * 4)
+                var last: UInt64 = 0
+                if let base = ends.baseAddress {
+                    for i in 0..<entries {
+                        let end = UInt64(MappedInts.u32(base, i))
+                        // Every entry ends with its 8-byte row key.
+                        guard end >= last + 8, end <= total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
+                        last = end
+                    }
+                }
+                guard last == total, entries == count else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
+                let arenaOffset = reader.position
+                _ = try reader.bytes(Int(total))
+                indexes.append((String(decoding: nameBytes, as: UTF8.self), endsOffset, arenaOffset, entries))
+            }
+            tables.append(Table(space: space, name: tableName, rowidsOffset: rowidsOffset, rowidCount: count, indexes: indexes))
         }
+        guard reader.position == body else { throw StoreError.corrupt("\(name): \(body - reader.position) bytes after the last table") }
+        return (stamp, tables)
     }
 
     private struct Reader {

@@ -123,12 +123,11 @@ final class TableState: @unchecked Sendable {
         if rowids.element(at: position) == rowid { rowids.remove(at: position) }
     }
 
-    /// Bytes of memory the table's order structures hold (rowids and index entries with their
-    /// offsets; no row bytes): what a table costs the heap.
+    /// Bytes of heap the table's order structures hold (rowids and index entries with their
+    /// offsets; no row bytes, and nothing of what is served from a mapped index checkpoint):
+    /// what a table costs the heap.
     var memoryFootprint: Int {
-        rowids.count * 8 + indexes.reduce(0) { total, index in
-            index.entries.chunks.reduce(total) { $0 + $1.bytes.count + $1.ends.count * 4 }
-        }
+        rowids.ownedCount * 8 + indexes.reduce(0) { $0 + $1.entries.ownedBytes }
     }
 
     /// Every rowid, in order.
