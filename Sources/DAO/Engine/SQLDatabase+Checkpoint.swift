@@ -45,13 +45,15 @@ extension SQLDatabase {
         if checkpointCurrent || (tables.isEmpty && !checkpointRecordPresent) { return }
         let stamp = UInt64.random(in: 1...UInt64.max)
         let ordered = tables.values.sorted { $0.space < $1.space }
-        guard let bytes = IndexCheckpointFile.encode(stamp: stamp, tables: ordered) else { return }
         let directory = store.directory.path
         let path = directory + "/" + IndexCheckpointFile.name
         let temporary = path + ".tmp"
         do {
             let file = try SystemFile(path: temporary, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
-            try file.write(bytes, at: 0)
+            guard try IndexCheckpointFile.write(stamp: stamp, tables: ordered, to: file) else {
+                try? Directory.remove(temporary)
+                return
+            }
             try file.syncData()
         }
         try Directory.rename(temporary, path)

@@ -25,44 +25,100 @@ enum IndexCheckpointFile {
         var indexes: [(name: String, endsOffset: Int, arenaOffset: Int, count: Int)]
     }
 
-    /// The file's bytes for `tables`, stamped with `stamp`; nil when an index's entries exceed
-    /// the u32 offsets (4 GiB), which then stays without a checkpoint.
-    static func encode(stamp: UInt64, tables: [TableState]) -> [UInt8]? {
-        var out = magic
-        append32(formatVersion, &out)
-        append64(stamp, &out)
-        append32(UInt32(tables.count), &out)
+    /// Writes the file for `tables`, stamped with `stamp`, to `file` from offset 0, through a
+    /// buffer of about 1 MiB (the file is never built whole in memory: memory stays flat
+    /// whatever the table sizes). False, writing nothing, when an index's entries exceed the u32
+    /// offsets (4 GiB): that store then stays without a checkpoint.
+    /// - Throws: `StoreError` from writing the file.
+    static func write(stamp: UInt64, tables: [TableState], to file: SystemFile) throws -> Bool {
         for table in tables {
-            append32(table.space, &out)
-            let catalogKey = Array(table.name.lowercased().utf8)
-            append32(UInt32(catalogKey.count), &out)
-            out.append(contentsOf: catalogKey)
-            append64(UInt64(table.rowids.count), &out)
-            out.reserveCapacity(out.count + table.rowids.count * 8)
-            for chunk in table.rowids.chunks { for rowid in chunk { append64(UInt64(bitPattern: rowid), &out) } }
-            append32(UInt32(table.indexes.count), &out)
             for index in table.indexes {
-                let name = Array(index.schema.name.utf8)
-                append32(UInt32(name.count), &out)
-                out.append(contentsOf: name)
-                var total: UInt64 = 0
-                var ends: [UInt32] = []
-                ends.reserveCapacity(index.entries.count)
-                for chunk in index.entries.chunks {
-                    let size = chunk.withAllBytes { $0.count }
-                    guard total + UInt64(size) <= UInt64(UInt32.max) else { return nil }
-                    for i in 0..<chunk.entryCount { ends.append(UInt32(total) + UInt32(chunk.end(i))) }
-                    total += UInt64(size)
-                }
-                append64(UInt64(ends.count), &out)
-                append64(total, &out)
-                for end in ends { append32(end, &out) }
-                for chunk in index.entries.chunks { chunk.withAllBytes { out.append(contentsOf: $0) } }
+                let total = index.entries.chunks.reduce(UInt64(0)) { $0 + UInt64($1.withAllBytes { $0.count }) }
+                guard total <= UInt64(UInt32.max) else { return false }
             }
         }
-        let crc = out.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }
-        append32(crc, &out)
-        return out
+        var out = BufferedWriter(file: file)
+        out.append(magic)
+        out.append32(formatVersion)
+        out.append64(stamp)
+        out.append32(UInt32(tables.count))
+        for table in tables {
+            out.append32(table.space)
+            let catalogKey = Array(table.name.lowercased().utf8)
+            out.append32(UInt32(catalogKey.count))
+            out.append(catalogKey)
+            out.append64(UInt64(table.rowids.count))
+            for chunk in table.rowids.chunks {
+                for rowid in chunk { out.append64(UInt64(bitPattern: rowid)) }
+                try out.flushIfFull()
+            }
+            out.append32(UInt32(table.indexes.count))
+            for index in table.indexes {
+                let name = Array(index.schema.name.utf8)
+                out.append32(UInt32(name.count))
+                out.append(name)
+                let total = index.entries.chunks.reduce(UInt64(0)) { $0 + UInt64($1.withAllBytes { $0.count }) }
+                out.append64(UInt64(index.entries.count))
+                out.append64(total)
+                var base: UInt32 = 0
+                for chunk in index.entries.chunks {
+                    for i in 0..<chunk.entryCount { out.append32(base + UInt32(chunk.end(i))) }
+                    base += UInt32(chunk.withAllBytes { $0.count })
+                    try out.flushIfFull()
+                }
+                for chunk in index.entries.chunks {
+                    chunk.withAllBytes { out.append($0) }
+                    try out.flushIfFull()
+                }
+            }
+        }
+        try out.finish()
+        return true
+    }
+
+    /// Appends to a file through a buffer, keeping the CRC-32C of everything written; `finish`
+    /// writes the CRC last.
+    private struct BufferedWriter {
+        let file: SystemFile
+        var buffer: [UInt8] = []
+        var offset = 0
+        var crc: UInt32 = 0
+        static let limit = 1 << 20
+
+        init(file: SystemFile) {
+            self.file = file
+            buffer.reserveCapacity(Self.limit + 4096)
+        }
+
+        mutating func append(_ bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
+        mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
+
+        mutating func append32(_ value: UInt32) {
+            withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+        }
+
+        mutating func append64(_ value: UInt64) {
+            withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+        }
+
+        mutating func flushIfFull() throws {
+            if buffer.count >= Self.limit { try flush() }
+        }
+
+        mutating func flush() throws {
+            guard !buffer.isEmpty else { return }
+            crc = buffer.withUnsafeBytes { cs_crc32c_extend(crc, $0.baseAddress, $0.count) }
+            try file.write(buffer, at: offset)
+            offset += buffer.count
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        mutating func finish() throws {
+            try flush()
+            append32(crc)
+            try file.write(buffer, at: offset)
+            buffer = []
+        }
     }
 
     /// Checks a mapped file and says where its parts are; throws `corrupt` saying what is
@@ -150,13 +206,5 @@ enum IndexCheckpointFile {
             }
             return Int(value)
         }
-    }
-
-    private static func append32(_ value: UInt32, _ out: inout [UInt8]) {
-        for shift in stride(from: 0, through: 24, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-    }
-
-    private static func append64(_ value: UInt64, _ out: inout [UInt8]) {
-        for shift in stride(from: 0, through: 56, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 }
