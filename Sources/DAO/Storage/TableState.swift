@@ -89,7 +89,10 @@ final class TableState: @unchecked Sendable {
         // The row key is written into one reused buffer: no allocation per row read.
         let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
         withUnsafeBytes(of: bits) { source in keyBuffer.withUnsafeMutableBytes { $0.copyMemory(from: source) } }
-        return try store.withValue(forKey: keyBuffer, space: space, body)
+        // The non-generic read: no type-metadata lookup per row.
+        var result: Result?
+        guard try store.withValueBytes(forKey: keyBuffer, space: space, { result = try body($0) }) else { return nil }
+        return result
     }
 
     /// The row key of the last row read (`withBytes`), reused from one read to the next.
