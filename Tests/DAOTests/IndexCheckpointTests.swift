@@ -120,6 +120,40 @@ final class IndexCheckpointTests: XCTestCase {
         XCTAssertEqual(try answers(db), expected)
     }
 
+    /// The file is served in place, so its structure is checked even when its checksum holds
+    /// (a file rewritten by something else with a fresh checksum): rowids out of order make
+    /// attach rebuild from the rows, never read past the mapping or give wrong rows.
+    func testAChecksummedFileWithRowidsOutOfOrderIsRebuiltFromTheRows() throws {
+        let temporary = try TemporaryStore()
+        var db = try temporary.database
+        try fill(db)
+        let expected = try answers(db)
+        try db.checkpoint()
+        try temporary.reopen()
+        let path = checkpointPath(temporary)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        // Find table t's rowids (FORMAT.md "DAO index checkpoint") and make the first the largest.
+        // The first table (lowest key space) is t: u32 space, u32 name length, name, u64 count.
+        let length = u32(24 + 4)
+        XCTAssertEqual(String(decoding: bytes[(24 + 8)..<(24 + 8 + length)], as: UTF8.self), "t")
+        let first = 24 + 8 + length + 8
+        for i in 0..<8 { bytes[first + i] = i == 7 ? 0x7F : 0xFF }
+        bytes.removeLast(4)
+        var crc = UInt32.max
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+        }
+        crc = ~crc
+        bytes += (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        db = try temporary.database
+        XCTAssertFalse(db.checkpointCurrent)
+        XCTAssertTrue(db.indexReport.first?.contains("out of order") == true, "\(db.indexReport)")
+        XCTAssertEqual(try answers(db), expected)
+    }
+
     /// A file from another checkpoint (its stamp is not the record's) is not used.
     func testACheckpointFileOfAnotherCheckpointIsNotUsed() throws {
         let temporary = try TemporaryStore()
