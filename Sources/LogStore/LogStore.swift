@@ -211,6 +211,16 @@ public final class LogStore: Sendable {
         try engine.withValue(key: key, space: space, crypt: crypt, body)
     }
 
+    /// `withValue` without a generic result, for layers that read many values in a loop (the
+    /// DAO reads every row through it): a generic call from another module looks up its result
+    /// type's metadata on every call (about 6% of a full-table scan's perf samples).
+    /// Calls `body` with the value of `key` when there is one (same lending rules as
+    /// `withValue`, the store's default crypt) and says whether it did.
+    /// - Throws: as `withValue(forKey:space:crypt:_:)`.
+    package func withValueBytes(forKey key: [UInt8], space: KeySpace, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        try engine.withValue(key: key, space: space, crypt: nil, body) != nil
+    }
+
     /// Stores `value` under `key`, protected by `crypt`: `DataCrypt.default` encrypts with the
     /// store's key (AES-256-GCM), a custom crypt with its own function, `DataCrypt.plain` not at
     /// all, nil as the store's options say. `purgeable` marks it for the cache cleaner.

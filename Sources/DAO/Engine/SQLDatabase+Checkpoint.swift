@@ -34,23 +34,26 @@ extension SQLDatabase {
         condition.lock()
         defer { condition.unlock() }
         guard transactionOwner == nil, !explicitTransaction, !store.options.readOnly else { return }
-        try? writeCheckpoint()
+        try? writeCheckpoint(serve: false)
     }
 
-    /// Writes the file and the record. Caller holds the statement lock, outside a transaction.
-    private func writeCheckpoint() throws {
+    /// Writes the file and the record (then, with `serve`, serves the tables from the new file).
+    /// Caller holds the statement lock, outside a transaction.
+    private func writeCheckpoint(serve: Bool = true) throws {
         try store.checkNoFailedSync()
         // Nothing to do when it is current, or when there are no tables and never was a record.
         if checkpointCurrent || (tables.isEmpty && !checkpointRecordPresent) { return }
         let stamp = UInt64.random(in: 1...UInt64.max)
         let ordered = tables.values.sorted { $0.space < $1.space }
-        guard let bytes = IndexCheckpointFile.encode(stamp: stamp, tables: ordered) else { return }
         let directory = store.directory.path
         let path = directory + "/" + IndexCheckpointFile.name
         let temporary = path + ".tmp"
         do {
             let file = try SystemFile(path: temporary, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
-            try file.write(bytes, at: 0)
+            guard try IndexCheckpointFile.write(stamp: stamp, tables: ordered, to: file) else {
+                try? Directory.remove(temporary)
+                return
+            }
             try file.syncData()
         }
         try Directory.rename(temporary, path)
@@ -64,11 +67,12 @@ extension SQLDatabase {
         checkpointRecordPresent = true
         try store.put(record, forKey: Self.checkpointKey, space: space)
         checkpointCurrent = true
+        if serve { serveWrittenCheckpoint(path: path, ordered: ordered) }
     }
 
     /// The checkpoint file, when the store's record names it and it reads back whole; nil (with
     /// the reason in `indexReport` when there is one) when the rows must be read instead.
-    func readCheckpoint() throws -> (stamp: UInt64, tables: [IndexCheckpointFile.Table])? {
+    func readCheckpoint() throws -> MappedCheckpoint? {
         let path = store.directory.path + "/" + IndexCheckpointFile.name
         guard let space = try existingSpace(named: Self.checkpointSpaceName),
               let record = try store.get(forKey: Self.checkpointKey, space: space) else {
@@ -89,9 +93,11 @@ extension SQLDatabase {
             indexReport.append("\(IndexCheckpointFile.name) is missing: indexes rebuilt from the rows")
             return nil
         }
-        let decoded: (stamp: UInt64, tables: [IndexCheckpointFile.Table])
+        let decoded: MappedCheckpoint
         do {
-            decoded = try IndexCheckpointFile.decode(try SystemFile(path: path, flags: O_RDONLY).readAll())
+            let file = try MappedFile(path: path)
+            let parts = try IndexCheckpointFile.decode(file.bytes)
+            decoded = MappedCheckpoint(file: file, stamp: parts.stamp, tables: parts.tables)
         } catch {
             indexReport.append("\(IndexCheckpointFile.name) unreadable (\(error)): indexes rebuilt from the rows")
             return nil
@@ -106,26 +112,52 @@ extension SQLDatabase {
     /// Gives the tables just read from the catalog their rowid orders and indexes from the
     /// checkpoint. False (with the reason in `indexReport`) when it does not describe exactly
     /// these tables and indexes: the rows must be read instead.
-    func applyCheckpoint(_ decoded: (stamp: UInt64, tables: [IndexCheckpointFile.Table])) -> Bool {
+    func applyCheckpoint(_ decoded: MappedCheckpoint) -> Bool {
         var bySpace: [LogStore.KeySpace: TableState] = [:]
         for table in tables.values { bySpace[table.space] = table }
         let matches = decoded.tables.count == bySpace.count && decoded.tables.allSatisfy { part in
             guard let table = bySpace[part.space], table.name.lowercased() == part.name,
                   part.indexes.count == table.indexes.count else { return false }
-            return zip(part.indexes, table.indexes).allSatisfy { $0.name == $1.schema.name && $0.ends.count == part.rowids.count }
+            return zip(part.indexes, table.indexes).allSatisfy { $0.name == $1.schema.name && $0.count == part.rowidCount }
         }
         guard matches else {
             indexReport.append("\(IndexCheckpointFile.name) does not match the catalog: indexes rebuilt from the rows")
             return false
         }
-        for part in decoded.tables {
-            guard let table = bySpace[part.space] else { continue }
-            table.rowids = SortedChunks(sorted: part.rowids)
-            for (i, index) in part.indexes.enumerated() {
-                table.indexes[i].entries = KeyChunks(sortedBytes: index.bytes, ends: index.ends)
-            }
-        }
+        serve(decoded, bySpace)
         checkpointCurrent = true
         return true
     }
+
+    /// Points every table's rowid order and indexes at the mapped file: nothing is copied, and
+    /// what the tables held in the heap before is released.
+    private func serve(_ decoded: MappedCheckpoint, _ bySpace: [LogStore.KeySpace: TableState]) {
+        for part in decoded.tables {
+            guard let table = bySpace[part.space] else { continue }
+            table.rowids = SortedChunks(mapped: decoded.file, offset: part.rowidsOffset, count: part.rowidCount)
+            for (i, index) in part.indexes.enumerated() {
+                table.indexes[i].entries = KeyChunks(mapped: decoded.file, arenaOffset: index.arenaOffset, endsOffset: index.endsOffset, count: index.count)
+            }
+        }
+    }
+
+    /// After a checkpoint was written: serves the tables from the new file, so the changes
+    /// they held in the heap since the last checkpoint (chunks copied or added) are merged into
+    /// the file and released. The file was just written from these tables; only its layout is
+    /// read again. Leaves the tables as they are when the file cannot be mapped.
+    private func serveWrittenCheckpoint(path: String, ordered: [TableState]) {
+        guard let file = try? MappedFile(path: path),
+              let parts = try? IndexCheckpointFile.decode(file.bytes),
+              parts.tables.count == ordered.count else { return }
+        var bySpace: [LogStore.KeySpace: TableState] = [:]
+        for table in ordered { bySpace[table.space] = table }
+        serve(MappedCheckpoint(file: file, stamp: parts.stamp, tables: parts.tables), bySpace)
+    }
+}
+
+/// A checked index checkpoint file, mapped: the file and where each table's parts are in it.
+struct MappedCheckpoint {
+    let file: MappedFile
+    let stamp: UInt64
+    let tables: [IndexCheckpointFile.Table]
 }

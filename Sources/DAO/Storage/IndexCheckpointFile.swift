@@ -11,106 +11,170 @@ enum IndexCheckpointFile {
     static let magic = Array("USDAOIDX".utf8)
     static let formatVersion: UInt32 = 2
 
-    /// One table's part of the file.
+    /// One table's part of a mapped file: where its rowids and index entries are (byte offsets
+    /// in the file), checked by `decode` so they can be served in place.
     struct Table {
         var space: UInt32
         /// The table's catalog key (its lower-cased name).
         var name: String
-        var rowids: [Int64]
-        /// Per index: its name, its entries' flat bytes and end offsets (ascending order).
-        var indexes: [(name: String, bytes: [UInt8], ends: [UInt32])]
+        /// Offset of the rowids (8 bytes each, little-endian, ascending) and their count.
+        var rowidsOffset: Int
+        var rowidCount: Int
+        /// Per index: its name, the offset of its entries' end offsets (4 bytes each), of its
+        /// entries' bytes, and the entry count.
+        var indexes: [(name: String, endsOffset: Int, arenaOffset: Int, count: Int)]
     }
 
-    /// The file's bytes for `tables`, stamped with `stamp`; nil when an index's entries exceed
-    /// the u32 offsets (4 GiB), which then stays without a checkpoint.
-    static func encode(stamp: UInt64, tables: [TableState]) -> [UInt8]? {
-        var out = magic
-        append32(formatVersion, &out)
-        append64(stamp, &out)
-        append32(UInt32(tables.count), &out)
+    /// Writes the file for `tables`, stamped with `stamp`, to `file` from offset 0, through a
+    /// buffer of about 1 MiB (the file is never built whole in memory: memory stays flat
+    /// whatever the table sizes). False, writing nothing, when an index's entries exceed the u32
+    /// offsets (4 GiB): that store then stays without a checkpoint.
+    /// - Throws: `StoreError` from writing the file.
+    static func write(stamp: UInt64, tables: [TableState], to file: SystemFile) throws -> Bool {
         for table in tables {
-            append32(table.space, &out)
+            for index in table.indexes {
+                let total = index.entries.chunks.reduce(UInt64(0)) { $0 + UInt64($1.withAllBytes { $0.count }) }
+                guard total <= UInt64(UInt32.max) else { return false }
+            }
+        }
+        var out = BufferedWriter(file: file)
+        out.append(magic)
+        out.append32(formatVersion)
+        out.append64(stamp)
+        out.append32(UInt32(tables.count))
+        for table in tables {
+            out.append32(table.space)
             let catalogKey = Array(table.name.lowercased().utf8)
-            append32(UInt32(catalogKey.count), &out)
-            out.append(contentsOf: catalogKey)
-            append64(UInt64(table.rowids.count), &out)
-            out.reserveCapacity(out.count + table.rowids.count * 8)
-            for chunk in table.rowids.chunks { for rowid in chunk { append64(UInt64(bitPattern: rowid), &out) } }
-            append32(UInt32(table.indexes.count), &out)
+            out.append32(UInt32(catalogKey.count))
+            out.append(catalogKey)
+            out.append64(UInt64(table.rowids.count))
+            for chunk in table.rowids.chunks {
+                for rowid in chunk { out.append64(UInt64(bitPattern: rowid)) }
+                try out.flushIfFull()
+            }
+            out.append32(UInt32(table.indexes.count))
             for index in table.indexes {
                 let name = Array(index.schema.name.utf8)
-                append32(UInt32(name.count), &out)
-                out.append(contentsOf: name)
-                var total: UInt64 = 0
-                var ends: [UInt32] = []
-                ends.reserveCapacity(index.entries.count)
+                out.append32(UInt32(name.count))
+                out.append(name)
+                let total = index.entries.chunks.reduce(UInt64(0)) { $0 + UInt64($1.withAllBytes { $0.count }) }
+                out.append64(UInt64(index.entries.count))
+                out.append64(total)
+                var base: UInt32 = 0
                 for chunk in index.entries.chunks {
-                    guard total + UInt64(chunk.bytes.count) <= UInt64(UInt32.max) else { return nil }
-                    for end in chunk.ends { ends.append(UInt32(total) + UInt32(end)) }
-                    total += UInt64(chunk.bytes.count)
+                    for i in 0..<chunk.entryCount { out.append32(base + UInt32(chunk.end(i))) }
+                    base += UInt32(chunk.withAllBytes { $0.count })
+                    try out.flushIfFull()
                 }
-                append64(UInt64(ends.count), &out)
-                append64(total, &out)
-                for end in ends { append32(end, &out) }
-                for chunk in index.entries.chunks { out.append(contentsOf: chunk.bytes) }
+                for chunk in index.entries.chunks {
+                    chunk.withAllBytes { out.append($0) }
+                    try out.flushIfFull()
+                }
             }
         }
-        let crc = out.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }
-        append32(crc, &out)
-        return out
+        try out.finish()
+        return true
     }
 
-    /// Decodes a file; throws `corrupt` saying what is wrong.
-    static func decode(_ bytes: [UInt8]) throws -> (stamp: UInt64, tables: [Table]) {
-        try bytes.withUnsafeBytes { raw -> (UInt64, [Table]) in
-            guard raw.count >= 28 else { throw StoreError.corrupt("\(name): \(raw.count) bytes, too short") }
-            let body = raw.count - 4
-            let crc = cs_crc32c_extend(0, raw.baseAddress, body)
-            var reader = Reader(raw: raw, position: body)
-            guard try reader.u32() == crc else { throw StoreError.corrupt("\(name): checksum mismatch") }
-            reader = Reader(raw: UnsafeRawBufferPointer(rebasing: raw[0..<body]), position: 0)
-            guard Array(try reader.bytes(8)) == magic else { throw StoreError.corrupt("\(name): bad magic") }
-            let version = try reader.u32()
-            guard version == formatVersion else { throw StoreError.corrupt("\(name): format version \(version), expected \(formatVersion)") }
-            let stamp = try reader.u64()
-            var tables: [Table] = []
-            for _ in 0..<(try reader.u32()) {
-                let space = try reader.u32()
-                let tableName = String(decoding: try reader.bytes(try reader.count(1)), as: UTF8.self)
-                let count = try reader.count(8)
-                var rowids: [Int64] = []
-                rowids.reserveCapacity(count)
-                var previous: Int64?
-                for _ in 0..<count {
-                    let rowid = Int64(bitPattern: try reader.u64())
-                    if let previous, previous >= rowid { throw StoreError.corrupt("\(name): rowids of space \(space) out of order") }
-                    previous = rowid
-                    rowids.append(rowid)
-                }
-                var indexes: [(String, [UInt8], [UInt32])] = []
-                for _ in 0..<(try reader.u32()) {
-                    let nameBytes = try reader.bytes(try reader.count(1))
-                    let entries = try reader.count(4)
-                    let total = try reader.u64()
-                    var ends: [UInt32] = []
-                    ends.reserveCapacity(entries)
-                    var last: UInt32 = 0
-                    for _ in 0..<entries {
-                        let end = try reader.u32()
-                        // Every entry ends with its 8-byte row key.
-                        guard UInt64(end) >= UInt64(last) + 8, UInt64(end) <= total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
-                        last = end
-                        ends.append(end)
-                    }
-                    guard UInt64(last) == total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
-                    let arena = Array(try reader.bytes(Int(total)))
-                    indexes.append((String(decoding: nameBytes, as: UTF8.self), arena, ends))
-                }
-                tables.append(Table(space: space, name: tableName, rowids: rowids, indexes: indexes))
-            }
-            guard reader.position == body else { throw StoreError.corrupt("\(name): \(body - reader.position) bytes after the last table") }
-            return (stamp, tables)
+    /// Appends to a file through a buffer, keeping the CRC-32C of everything written; `finish`
+    /// writes the CRC last.
+    private struct BufferedWriter {
+        let file: SystemFile
+        var buffer: [UInt8] = []
+        var offset = 0
+        var crc: UInt32 = 0
+        static let limit = 1 << 20
+
+        init(file: SystemFile) {
+            self.file = file
+            buffer.reserveCapacity(Self.limit + 4096)
         }
+
+        mutating func append(_ bytes: [UInt8]) { buffer.append(contentsOf: bytes) }
+        mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
+
+        mutating func append32(_ value: UInt32) {
+            withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+        }
+
+        mutating func append64(_ value: UInt64) {
+            withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
+        }
+
+        mutating func flushIfFull() throws {
+            if buffer.count >= Self.limit { try flush() }
+        }
+
+        mutating func flush() throws {
+            guard !buffer.isEmpty else { return }
+            crc = buffer.withUnsafeBytes { cs_crc32c_extend(crc, $0.baseAddress, $0.count) }
+            try file.write(buffer, at: offset)
+            offset += buffer.count
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        mutating func finish() throws {
+            try flush()
+            append32(crc)
+            try file.write(buffer, at: offset)
+            buffer = []
+        }
+    }
+
+    /// Checks a mapped file and says where its parts are; throws `corrupt` saying what is
+    /// wrong. Reads every byte once (the checksum, the rowid order and every entry offset),
+    /// copies none: the parts are served in place afterwards. O(file size).
+    static func decode(_ raw: UnsafeRawBufferPointer) throws -> (stamp: UInt64, tables: [Table]) {
+        guard raw.count >= 28 else { throw StoreError.corrupt("\(name): \(raw.count) bytes, too short") }
+        let body = raw.count - 4
+        let crc = cs_crc32c_extend(0, raw.baseAddress, body)
+        var reader = Reader(raw: raw, position: body)
+        guard try reader.u32() == crc else { throw StoreError.corrupt("\(name): checksum mismatch") }
+        reader = Reader(raw: UnsafeRawBufferPointer(rebasing: raw[0..<body]), position: 0)
+        guard Array(try reader.bytes(8)) == magic else { throw StoreError.corrupt("\(name): bad magic") }
+        let version = try reader.u32()
+        guard version == formatVersion else { throw StoreError.corrupt("\(name): format version \(version), expected \(formatVersion)") }
+        let stamp = try reader.u64()
+        var tables: [Table] = []
+        for _ in 0..<(try reader.u32()) {
+            let space = try reader.u32()
+            let tableName = String(decoding: try reader.bytes(try reader.count(1)), as: UTF8.self)
+            let count = try reader.count(8)
+            let rowidsOffset = reader.position
+            let rowids = try reader.bytes(count * 8)
+            if let base = rowids.baseAddress, count > 1 {
+                var previous = Int64(bitPattern: MappedInts.u64(base, 0))
+                for i in 1..<count {
+                    let rowid = Int64(bitPattern: MappedInts.u64(base, i))
+                    if previous >= rowid { throw StoreError.corrupt("\(name): rowids of space \(space) out of order") }
+                    previous = rowid
+                }
+            }
+            var indexes: [(String, Int, Int, Int)] = []
+            for _ in 0..<(try reader.u32()) {
+                let nameBytes = try reader.bytes(try reader.count(1))
+                let entries = try reader.count(4)
+                let total = try reader.u64()
+                let endsOffset = reader.position
+                let ends = try reader.bytes(entries * 4)
+                var last: UInt64 = 0
+                if let base = ends.baseAddress {
+                    for i in 0..<entries {
+                        let end = UInt64(MappedInts.u32(base, i))
+                        // Every entry ends with its 8-byte row key.
+                        guard end >= last + 8, end <= total else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
+                        last = end
+                    }
+                }
+                guard last == total, entries == count else { throw StoreError.corrupt("\(name): bad entry offsets in space \(space)") }
+                let arenaOffset = reader.position
+                _ = try reader.bytes(Int(total))
+                indexes.append((String(decoding: nameBytes, as: UTF8.self), endsOffset, arenaOffset, entries))
+            }
+            tables.append(Table(space: space, name: tableName, rowidsOffset: rowidsOffset, rowidCount: count, indexes: indexes))
+        }
+        guard reader.position == body else { throw StoreError.corrupt("\(name): \(body - reader.position) bytes after the last table") }
+        return (stamp, tables)
     }
 
     private struct Reader {
@@ -142,13 +206,5 @@ enum IndexCheckpointFile {
             }
             return Int(value)
         }
-    }
-
-    private static func append32(_ value: UInt32, _ out: inout [UInt8]) {
-        for shift in stride(from: 0, through: 24, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
-    }
-
-    private static func append64(_ value: UInt64, _ out: inout [UInt8]) {
-        for shift in stride(from: 0, through: 56, by: 8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
     }
 }

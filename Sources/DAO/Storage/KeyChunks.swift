@@ -4,17 +4,88 @@
 /// entry costs its bytes and 4 bytes of offset. Search O(log n), insert and delete
 /// O(log n + chunk bytes), scans in both directions.
 struct KeyChunks: Sendable {
-    /// One chunk: entry i is `bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]]`.
-    struct Chunk: Sendable {
+    /// One chunk: entry i is `bytes[(i == 0 ? 0 : ends[i - 1])..<ends[i]]` when it owns its
+    /// entries; a chunk of a mapped index checkpoint (`init(mapped:...)`) reads them in place
+    /// from the file and is copied into the heap only when a statement changes it.
+    struct Chunk: @unchecked Sendable {
+        // @unchecked: the mapped pointers point into `file`, which the chunk keeps alive and
+        // nobody writes.
         var bytes: [UInt8] = []
         var ends: [Int32] = []
+        private var file: MappedFile?
+        /// The index's whole arena and end offsets (u32, little-endian, from the arena's start)
+        /// in the file, and this chunk's first entry and entry count in them.
+        private var arena: UnsafeRawPointer?
+        private var fileEnds: UnsafeRawPointer?
+        private var first = 0
+        private var mappedCount = 0
 
-        @inline(__always) func start(_ i: Int) -> Int { i == 0 ? 0 : Int(ends[i - 1]) }
+        init(bytes: [UInt8] = [], ends: [Int32] = []) {
+            self.bytes = bytes
+            self.ends = ends
+        }
+
+        init(file: MappedFile, arena: UnsafeRawPointer, ends: UnsafeRawPointer, first: Int, count: Int) {
+            self.file = file
+            self.arena = arena
+            fileEnds = ends
+            self.first = first
+            mappedCount = count
+        }
+
+        /// Whether the entries are read from a mapped file.
+        var isMapped: Bool { arena != nil }
+
+        @inline(__always) var entryCount: Int { arena == nil ? ends.count : mappedCount }
+
+        @inline(__always) func start(_ i: Int) -> Int {
+            if let fileEnds {
+                return first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1)) - base
+            }
+            return i == 0 ? 0 : Int(ends[i - 1])
+        }
+
+        /// The end of entry i, counted from the chunk's first byte.
+        @inline(__always) func end(_ i: Int) -> Int {
+            if let fileEnds { return Int(MappedInts.u32(fileEnds, first + i)) - base }
+            return Int(ends[i])
+        }
+
+        /// Where the chunk's bytes start in the mapped arena.
+        @inline(__always) private var base: Int {
+            guard let fileEnds, first > 0 else { return 0 }
+            return Int(MappedInts.u32(fileEnds, first - 1))
+        }
 
         @inline(__always)
         func withEntry<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            if let arena, let fileEnds {
+                let start = first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1))
+                let end = Int(MappedInts.u32(fileEnds, first + i))
+                return try body(UnsafeRawBufferPointer(start: arena + start, count: end - start))
+            }
             let start = start(i), end = Int(ends[i])
             return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
+        }
+
+        /// Calls `body` with all of the chunk's entry bytes, back to back.
+        func withAllBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            if let arena, let fileEnds {
+                let from = base, to = mappedCount == 0 ? from : Int(MappedInts.u32(fileEnds, first + mappedCount - 1))
+                return try body(UnsafeRawBufferPointer(start: arena + from, count: to - from))
+            }
+            return try bytes.withUnsafeBytes(body)
+        }
+
+        /// Copies mapped entries into the heap before a change.
+        mutating func own() {
+            guard isMapped else { return }
+            let count = mappedCount
+            var newEnds: [Int32] = []
+            newEnds.reserveCapacity(count)
+            for i in 0..<count { newEnds.append(Int32(end(i))) }
+            let newBytes = withAllBytes { [UInt8]($0) }
+            self = Chunk(bytes: newBytes, ends: newEnds)
         }
     }
 
@@ -60,6 +131,25 @@ struct KeyChunks: Sendable {
         count = ends.count
     }
 
+    /// Serves `count` entries already in order in place from `file`: their bytes back to back
+    /// at byte `arenaOffset`, each entry's end (u32, little-endian, from the arena's start) at
+    /// `endsOffset`. The caller has checked the offsets (ascending, inside the arena).
+    init(mapped file: MappedFile, arenaOffset: Int, endsOffset: Int, count: Int) {
+        let fill = Self.chunkLimit * 3 / 4
+        chunks.reserveCapacity((count + fill - 1) / fill)
+        var first = 0
+        while first < count {
+            let last = min(first + fill, count)
+            chunks.append(Chunk(file: file, arena: file.base + arenaOffset, ends: file.base + endsOffset, first: first, count: last - first))
+            first = last
+        }
+        self.count = count
+    }
+
+    /// Bytes the heap holds for entries (chunks copied from the map or built in memory): entry
+    /// bytes plus 4 bytes of offset each.
+    var ownedBytes: Int { chunks.reduce(0) { $0 + ($1.isMapped ? 0 : $1.bytes.count + $1.ends.count * 4) } }
+
     /// The first position whose entry is not below `probe` (compared on the probe's length),
     /// or, with `orEqual`, the first whose entry is above it.
     func lowerBound(_ probe: [UInt8], orEqual: Bool = false) -> Position {
@@ -72,11 +162,11 @@ struct KeyChunks: Sendable {
             while low < high {
                 let mid = (low + high) >> 1
                 let chunk = chunks[mid]
-                if chunk.withEntry(chunk.ends.count - 1, isBefore) { low = mid + 1 } else { high = mid }
+                if chunk.withEntry(chunk.entryCount - 1, isBefore) { low = mid + 1 } else { high = mid }
             }
             guard low < chunks.count else { return Position(chunk: chunks.count, index: 0) }
             let chunk = chunks[low]
-            var l = 0, h = chunk.ends.count
+            var l = 0, h = chunk.entryCount
             while l < h {
                 let m = (l + h) >> 1
                 if chunk.withEntry(m, isBefore) { l = m + 1 } else { h = m }
@@ -91,7 +181,7 @@ struct KeyChunks: Sendable {
     /// Calls `body` with the entry at `position`; nil past the end.
     @inline(__always)
     func withEntry<R>(at position: Position, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R? {
-        guard position.chunk < chunks.count, position.index < chunks[position.chunk].ends.count else { return nil }
+        guard position.chunk < chunks.count, position.index < chunks[position.chunk].entryCount else { return nil }
         return try chunks[position.chunk].withEntry(position.index, body)
     }
 
@@ -101,7 +191,7 @@ struct KeyChunks: Sendable {
     }
 
     func next(_ position: Position) -> Position {
-        if position.index + 1 < chunks[position.chunk].ends.count { return Position(chunk: position.chunk, index: position.index + 1) }
+        if position.index + 1 < chunks[position.chunk].entryCount { return Position(chunk: position.chunk, index: position.index + 1) }
         return Position(chunk: position.chunk + 1, index: 0)
     }
 
@@ -110,7 +200,7 @@ struct KeyChunks: Sendable {
         if position.index > 0 { return Position(chunk: position.chunk, index: position.index - 1) }
         var chunk = position.chunk - 1
         while chunk >= 0 {
-            if !chunks[chunk].ends.isEmpty { return Position(chunk: chunk, index: chunks[chunk].ends.count - 1) }
+            if chunks[chunk].entryCount > 0 { return Position(chunk: chunk, index: chunks[chunk].entryCount - 1) }
             chunk -= 1
         }
         return nil
@@ -124,8 +214,9 @@ struct KeyChunks: Sendable {
             return
         }
         var position = lowerBound(entry)
-        if position.chunk == chunks.count { position = Position(chunk: chunks.count - 1, index: chunks[chunks.count - 1].ends.count) }
+        if position.chunk == chunks.count { position = Position(chunk: chunks.count - 1, index: chunks[chunks.count - 1].entryCount) }
         let c = position.chunk, i = position.index
+        chunks[c].own()
         let start = chunks[c].start(i)
         chunks[c].bytes.insert(contentsOf: entry, at: start)
         chunks[c].ends.insert(Int32(start + entry.count), at: i)
@@ -153,6 +244,7 @@ struct KeyChunks: Sendable {
         guard same == true else { return }
         count -= 1
         let c = position.chunk, i = position.index
+        chunks[c].own()
         let start = chunks[c].start(i), end = Int(chunks[c].ends[i])
         chunks[c].bytes.removeSubrange(start..<end)
         chunks[c].ends.remove(at: i)

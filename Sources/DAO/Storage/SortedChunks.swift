@@ -1,8 +1,52 @@
 /// An ordered multiset kept in chunks of at most `chunkLimit` sorted elements: O(log n) search,
 /// insert and delete cost O(log n + chunk), in-order scans in both directions. Used for the
 /// rowid order of a table (Element = Int64); indexes use `KeyChunks`.
-struct SortedChunks<Element: Sendable>: Sendable {
-    private(set) var chunks: [[Element]] = []
+///
+/// A chunk either owns its elements (a heap array) or reads them in place from a mapped index
+/// checkpoint (`init(mapped:offset:count:)`: little-endian 8-byte integers): a table opened from
+/// a checkpoint holds no copy of its rowids, and a chunk is copied into the heap only when a
+/// statement changes it (the heap then holds only what changed since the checkpoint).
+struct SortedChunks<Element: FixedWidthInteger & Sendable>: Sendable {
+    /// One chunk's elements, in order: owned, or lent from a mapped file.
+    struct Chunk: RandomAccessCollection, @unchecked Sendable {
+        // @unchecked: `mapped` points into `file`, which the chunk keeps alive and nobody writes.
+        fileprivate var owned: [Element]
+        fileprivate var mapped: UnsafeRawPointer?
+        fileprivate var mappedCount = 0
+        fileprivate var file: MappedFile?
+
+        fileprivate init(_ owned: [Element]) { self.owned = owned }
+
+        fileprivate init(file: MappedFile, at pointer: UnsafeRawPointer, count: Int) {
+            owned = []
+            mapped = pointer
+            mappedCount = count
+            self.file = file
+        }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { mapped == nil ? owned.count : mappedCount }
+
+        @inline(__always)
+        subscript(i: Int) -> Element {
+            if let mapped { return Element(truncatingIfNeeded: MappedInts.u64(mapped, i)) }
+            return owned[i]
+        }
+
+        /// Whether the elements are read from a mapped file.
+        var isMapped: Bool { mapped != nil }
+
+        /// Copies mapped elements into the heap before a change.
+        fileprivate mutating func own() {
+            guard mapped != nil else { return }
+            owned = Array(self)
+            mapped = nil
+            mappedCount = 0
+            file = nil
+        }
+    }
+
+    private(set) var chunks: [Chunk] = []
     private(set) var count = 0
     static var chunkLimit: Int { 512 }
 
@@ -14,13 +58,30 @@ struct SortedChunks<Element: Sendable>: Sendable {
         var start = 0
         while start < elements.count {
             let end = min(start + Self.chunkLimit * 3 / 4, elements.count)
-            chunks.append(Array(elements[start..<end]))
+            chunks.append(Chunk(Array(elements[start..<end])))
             start = end
         }
         count = elements.count
     }
 
+    /// Serves `count` elements already in order (little-endian, 8 bytes each, any alignment)
+    /// at byte `offset` of `file` in place. The caller has checked they are in the file.
+    init(mapped file: MappedFile, offset: Int, count: Int) {
+        let fill = Self.chunkLimit * 3 / 4
+        var start = 0
+        chunks.reserveCapacity((count + fill - 1) / fill)
+        while start < count {
+            let end = min(start + fill, count)
+            chunks.append(Chunk(file: file, at: file.base + offset + start * 8, count: end - start))
+            start = end
+        }
+        self.count = count
+    }
+
     init() {}
+
+    /// Elements held in the heap (chunks copied from the map or added since), for memory reports.
+    var ownedCount: Int { chunks.reduce(0) { $0 + ($1.isMapped ? 0 : $1.count) } }
 
     /// The first position whose element is not less than the probe (`isBefore(element)` false).
     /// Reads through buffer pointers: no copies (retains) of chunks or elements while searching.
@@ -29,18 +90,16 @@ struct SortedChunks<Element: Sendable>: Sendable {
             var low = 0, high = outer.count
             while low < high {
                 let mid = (low + high) >> 1
-                let before = outer[mid].withUnsafeBufferPointer { inner in inner.count > 0 && isBefore(inner[inner.count - 1]) }
-                if before { low = mid + 1 } else { high = mid }
+                let inner = outer[mid].count
+                if inner > 0 && isBefore(outer[mid][inner - 1]) { low = mid + 1 } else { high = mid }
             }
             guard low < outer.count else { return Position(chunk: outer.count, index: 0) }
-            return outer[low].withUnsafeBufferPointer { inner -> Position in
-                var l = 0, h = inner.count
-                while l < h {
-                    let m = (l + h) >> 1
-                    if isBefore(inner[m]) { l = m + 1 } else { h = m }
-                }
-                return Position(chunk: low, index: l)
+            var l = 0, h = outer[low].count
+            while l < h {
+                let m = (l + h) >> 1
+                if isBefore(outer[low][m]) { l = m + 1 } else { h = m }
             }
+            return Position(chunk: low, index: l)
         }
     }
 
@@ -71,32 +130,34 @@ struct SortedChunks<Element: Sendable>: Sendable {
     /// Inserts `element` after every element not after it (`isBefore` is "element < new").
     mutating func insert(_ element: Element, isBefore: (Element) -> Bool) {
         count += 1
-        if chunks.isEmpty { chunks.append([element]); return }
+        if chunks.isEmpty { chunks.append(Chunk([element])); return }
         var position = lowerBound(isBefore)
         if position.chunk == chunks.count { position = Position(chunk: chunks.count - 1, index: chunks[chunks.count - 1].count) }
-        chunks[position.chunk].insert(element, at: position.index)
+        chunks[position.chunk].own()
+        chunks[position.chunk].owned.insert(element, at: position.index)
         if chunks[position.chunk].count > Self.chunkLimit {
             let half = chunks[position.chunk].count / 2
-            let tail = Array(chunks[position.chunk][half...])
-            chunks[position.chunk].removeSubrange(half...)
-            chunks.insert(tail, at: position.chunk + 1)
+            let tail = Array(chunks[position.chunk].owned[half...])
+            chunks[position.chunk].owned.removeSubrange(half...)
+            chunks.insert(Chunk(tail), at: position.chunk + 1)
         }
     }
 
     /// Appends an element known to be the largest.
     mutating func append(_ element: Element) {
         count += 1
-        if let lastIndex = chunks.indices.last, chunks[lastIndex].count < Self.chunkLimit {
-            chunks[lastIndex].append(element)
+        if let lastIndex = chunks.indices.last, !chunks[lastIndex].isMapped, chunks[lastIndex].count < Self.chunkLimit {
+            chunks[lastIndex].owned.append(element)
         } else {
-            chunks.append([element])
+            chunks.append(Chunk([element]))
         }
     }
 
     /// Removes the element at `position`.
     mutating func remove(at position: Position) {
         count -= 1
-        chunks[position.chunk].remove(at: position.index)
+        chunks[position.chunk].own()
+        chunks[position.chunk].owned.remove(at: position.index)
         if chunks[position.chunk].isEmpty { chunks.remove(at: position.chunk) }
     }
 

@@ -95,7 +95,10 @@ final class TableState: @unchecked Sendable {
         // The row key is written into one reused buffer: no allocation per row read.
         let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
         withUnsafeBytes(of: bits) { source in keyBuffer.withUnsafeMutableBytes { $0.copyMemory(from: source) } }
-        return try store.withValue(forKey: keyBuffer, space: space, body)
+        // The non-generic read: no type-metadata lookup per row.
+        var result: Result?
+        guard try store.withValueBytes(forKey: keyBuffer, space: space, { result = try body($0) }) else { return nil }
+        return result
     }
 
     /// The row key of the last row read (`withBytes`), reused from one read to the next.
@@ -129,12 +132,11 @@ final class TableState: @unchecked Sendable {
         if rowids.element(at: position) == rowid { rowids.remove(at: position) }
     }
 
-    /// Bytes of memory the table's order structures hold (rowids and index entries with their
-    /// offsets; no row bytes): what a table costs the heap.
+    /// Bytes of heap the table's order structures hold (rowids and index entries with their
+    /// offsets; no row bytes, and nothing of what is served from a mapped index checkpoint):
+    /// what a table costs the heap.
     var memoryFootprint: Int {
-        rowids.count * 8 + indexes.reduce(0) { total, index in
-            index.entries.chunks.reduce(total) { $0 + $1.bytes.count + $1.ends.count * 4 }
-        }
+        rowids.ownedCount * 8 + indexes.reduce(0) { $0 + $1.entries.ownedBytes }
     }
 
     /// Every rowid, in order.
