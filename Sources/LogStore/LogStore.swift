@@ -45,9 +45,9 @@ public final class LogStore: Sendable {
         /// it returned, as long as one fsync round of the background syncer takes less than half
         /// of it. The syncer wakes once per half interval while writes come in, and never when
         /// none do. No write waits for it, but its writeback competes with the writer for the
-        /// CPU and the file system: bursts of puts measured about 20-25% slower on a loaded
-        /// 2-core machine (BENCHMARKS.md, "issue 21 run"); nil for both this and
-        /// `maxUnsyncedBytes` turns the syncer off.
+        /// CPU and the file system: bursts of puts measured about 20-25% slower at 100 B and
+        /// 25-50% at 4 KiB on a loaded 2-core machine (BENCHMARKS.md, "issue 21 run"); nil for
+        /// both this and `maxUnsyncedBytes` turns the syncer off.
         public var maxUnsyncedInterval: TimeInterval? = 1
         /// In `.processCrashSafe` and `.groupCommit`, the most bytes of acknowledged records
         /// (as encoded in the log) that may be unsynced at any moment (default 4 MiB; nil: no
