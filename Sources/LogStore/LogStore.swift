@@ -22,15 +22,16 @@ public final class LogStore: Sendable {
         /// What a successful write promises.
         public enum Durability: Sendable, Equatable {
             /// The write survives the process being killed at any point (it is in the kernel's
-            /// page cache when the call returns). With `maxUnsyncedInterval` or
-            /// `maxUnsyncedBytes` set, a background syncer, which no write waits on, bounds what
-            /// a power loss can lose: at most the writes of the last `maxUnsyncedInterval` or the
-            /// last `maxUnsyncedBytes`, whichever is less. Without either (the default), a power
-            /// loss can lose everything since the last `sync()`, compaction or close.
+            /// page cache when the call returns). A background syncer, which no write waits on,
+            /// bounds what a power loss can lose: by default at most the writes of the last
+            /// second (`maxUnsyncedInterval`) or the last 4 MiB (`maxUnsyncedBytes`), whichever
+            /// is less, as long as the disk keeps up with the writes (see `maxUnsyncedBytes`).
+            /// With both options nil there is no syncer, and a power loss can lose everything
+            /// since the last `sync()`, compaction or close.
             case processCrashSafe
             /// Like `processCrashSafe` with `interval` in place of `maxUnsyncedInterval`: a power
             /// loss loses at most the writes of the last `interval` seconds (or the last
-            /// `maxUnsyncedBytes`, when set).
+            /// `maxUnsyncedBytes`, 4 MiB by default, when less).
             case groupCommit(interval: TimeInterval)
             /// The write is on stable storage when the call returns. Writers waiting at the same
             /// time share one fsync.
@@ -40,20 +41,27 @@ public final class LogStore: Sendable {
         /// Default `.processCrashSafe`.
         public var durability: Durability = .processCrashSafe
         /// In `.processCrashSafe`, the longest an acknowledged write stays unsynced (seconds;
-        /// default nil: no time bound): a write is on stable storage at most this long after it
-        /// returned, as long as one fsync round of the background syncer takes less than half of
-        /// it. The syncer wakes once per half interval while writes come in, and never when none
-        /// do. Opt-in for now: with 1 s, bursts of puts ran about 40% slower in BENCHMARKS.md's
-        /// run (the background fsyncs compete with the writer), so the default mode stays as fast
-        /// as before until that cost is removed.
-        public var maxUnsyncedInterval: TimeInterval? = nil
+        /// default 1; nil: no time bound): a write is on stable storage at most this long after
+        /// it returned, as long as one fsync round of the background syncer takes less than half
+        /// of it. The syncer wakes once per half interval while writes come in, and never when
+        /// none do. No write waits for it, but its writeback competes with the writer for the
+        /// CPU and the file system: bursts of puts measured about 20-25% slower at 100 B and
+        /// 25-50% at 4 KiB on a loaded 2-core machine (BENCHMARKS.md, "issue 21 run"); nil for
+        /// both this and `maxUnsyncedBytes` turns the syncer off.
+        public var maxUnsyncedInterval: TimeInterval? = 1
         /// In `.processCrashSafe` and `.groupCommit`, the most bytes of acknowledged records
-        /// (as encoded in the log) that may be unsynced at any moment (default nil: no byte
-        /// bound). The background syncer starts a round once half of it is unsynced; a write that
-        /// would leave more unsynced (the disk is not keeping up) syncs before it returns, the
-        /// only time a write waits for the disk in these modes, so a burst larger than it runs
-        /// at the disk's sync speed.
-        public var maxUnsyncedBytes: Int? = nil
+        /// (as encoded in the log) that may be unsynced at any moment (default 4 MiB; nil: no
+        /// byte bound). The background syncer starts a round once half of it is unsynced and
+        /// runs rounds back to back while more is. No write waits for it unless
+        /// `waitsBeyondMaxUnsyncedBytes` is set, so the bound holds while the disk keeps up with
+        /// the writes; a burst written faster than the disk can store it (hundreds of MB/s)
+        /// leaves unsynced what the disk is behind, until the syncer catches up.
+        public var maxUnsyncedBytes: Int? = 4 << 20
+        /// Makes `maxUnsyncedBytes` a hard bound (default false): a write that would leave more
+        /// than it unsynced syncs the log before it returns, so a burst larger than the bound
+        /// runs at the disk's sync speed (BENCHMARKS.md: 5x slower for 4 KiB puts on the bench
+        /// machine). No effect without `maxUnsyncedBytes` or in `.fsyncEachWrite`.
+        public var waitsBeyondMaxUnsyncedBytes: Bool = false
         /// Bytes after which the active segment is sealed and a new one started (default 64 MiB).
         /// A record larger than this gets a segment of its own.
         public var segmentSize: Int = 64 << 20

@@ -9,8 +9,10 @@ import Foundation
 ///   acknowledged at `t` is on stable storage by `t + interval` as long as one fsync round takes
 ///   less than `interval / 2`;
 /// - once half of `byteLimit` is unsynced, a sync is queued at once;
-/// - a write that would leave more than `byteLimit` acknowledged bytes unsynced (the disk cannot
-///   keep up) syncs everything itself before it returns: the only case a put waits on a sync.
+/// - only with `waitsBeyondByteLimit` (`LogStore.Options.waitsBeyondMaxUnsyncedBytes`), a write
+///   that would leave more than `byteLimit` acknowledged bytes unsynced (the disk cannot keep
+///   up) syncs everything itself before it returns: the only case a put waits on a sync.
+///   Otherwise no write ever waits: rounds run back to back while the disk is behind.
 ///
 /// A sync round (`StoreEngine.syncLog`) fsyncs the sealed segments not yet synced, then the
 /// active segment, then the directory when segments were created; it goes through the store's
@@ -23,6 +25,8 @@ final class BackgroundSyncer: @unchecked Sendable {
     /// The most acknowledged bytes (encoded records) that may be unsynced at any time
     /// (`Int.max`: no byte bound).
     let byteLimit: UInt64
+    /// A write past `byteLimit` unsynced syncs before it returns (a hard byte bound).
+    let waitsBeyondByteLimit: Bool
     /// Runs the sync rounds, one at a time.
     let queue = DispatchQueue(label: "UnifiedStorage.LogStore.syncer", qos: .utility)
 
@@ -41,14 +45,15 @@ final class BackgroundSyncer: @unchecked Sendable {
     /// `appendedBytes` at or past which a writer takes the slow path.
     var slowPathAt: UInt64 = 0
 
-    init(interval: TimeInterval, byteLimit: Int) {
+    init(interval: TimeInterval, byteLimit: Int, waitsBeyondByteLimit: Bool) {
         self.interval = max(0.001, interval)
         self.byteLimit = UInt64(max(1, byteLimit))
+        self.waitsBeyondByteLimit = waitsBeyondByteLimit && byteLimit != Int.max
     }
 
     /// Recomputes `slowPathAt` from the state.
     func updateSlowPath() {
-        var next = syncedBytes &+ byteLimit &+ 1
+        var next = waitsBeyondByteLimit ? syncedBytes &+ byteLimit &+ 1 : UInt64.max
         if !timedScheduled { next = min(next, appendedBytes) }
         if !urgentQueued { next = min(next, capturedBytes &+ max(1, byteLimit / 2)) }
         slowPathAt = next
@@ -65,7 +70,7 @@ final class BackgroundSyncer: @unchecked Sendable {
     /// decides as scheduled; the caller carries it out.
     func decide() -> [Decision] {
         var decisions: [Decision] = []
-        if appendedBytes &- syncedBytes > byteLimit { decisions.append(.syncNow) }
+        if waitsBeyondByteLimit && appendedBytes &- syncedBytes > byteLimit { decisions.append(.syncNow) }
         if !timedScheduled {
             timedScheduled = true
             // An infinite interval (a byte bound alone) never schedules a timed round.

@@ -2,7 +2,8 @@ import Foundation
 
 extension StoreEngine {
     /// Starts the background syncer of a `.groupCommit` store, or of a `.processCrashSafe` one
-    /// with `maxUnsyncedInterval` or `maxUnsyncedBytes` set (never of a read-only store): its
+    /// with `maxUnsyncedInterval` or `maxUnsyncedBytes` set, as by default (never of a read-only
+    /// store): its
     /// window is `groupCommit`'s interval or `options.maxUnsyncedInterval` (none when nil), its
     /// byte bound `options.maxUnsyncedBytes` (none when nil). Segments found at open are synced
     /// by its first round (a killed process may have left them in the page cache only). Called
@@ -17,7 +18,8 @@ extension StoreEngine {
             guard options.maxUnsyncedInterval != nil || options.maxUnsyncedBytes != nil else { return }
             interval = options.maxUnsyncedInterval ?? .infinity
         }
-        let syncer = BackgroundSyncer(interval: interval, byteLimit: options.maxUnsyncedBytes ?? Int.max)
+        let syncer = BackgroundSyncer(interval: interval, byteLimit: options.maxUnsyncedBytes ?? Int.max,
+                                      waitsBeyondByteLimit: options.waitsBeyondMaxUnsyncedBytes)
         writeMutex.withLock {
             for segment in segments.all where segment !== active && !unsyncedSegments.contains(where: { $0 === segment }) {
                 unsyncedSegments.append(segment)
@@ -59,15 +61,18 @@ extension StoreEngine {
     /// sealed segments not yet synced, then the active segment, then the directory when
     /// segments were created. Writers go on meanwhile.
     func syncLog() throws {
-        typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64)
+        typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64, written: Range<Int>)
         let round: Round? = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
             guard let syncer = backgroundSyncer else { return nil }
             let directoryDirty = syncer.directoryDirty
             syncer.roundBegins()
-            return (unsyncedSegments, active, directoryDirty, syncer.capturedBytes)
+            return (unsyncedSegments, active, directoryDirty, syncer.capturedBytes, active?.takeWrittenSinceLastSync() ?? 0..<0)
         }
         guard let round else { return }
+        // Out of the writer's page tables before the writeback cleans them (see
+        // `Segment.takeWrittenSinceLastSync`); the pages stay in the page cache.
+        round.active?.region.dropResidentPages(offset: round.written.lowerBound, count: round.written.count)
         try syncFailure.sync {
             for segment in round.sealed { try segment.file.syncData() }
             try round.active?.file.syncData()
@@ -84,6 +89,9 @@ extension StoreEngine {
         let directoryDirty = syncer.directoryDirty
         syncer.roundBegins()
         let captured = syncer.capturedBytes
+        if let written = active?.takeWrittenSinceLastSync() {
+            active?.region.dropResidentPages(offset: written.lowerBound, count: written.count)
+        }
         try syncFailure.sync {
             for segment in unsyncedSegments { try segment.file.syncData() }
             try active?.file.syncData()
