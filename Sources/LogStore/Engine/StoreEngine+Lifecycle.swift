@@ -24,11 +24,6 @@ extension StoreEngine {
     /// a damaged one is not written: the old snapshot is removed instead, so the next open
     /// rebuilds the keydir from the segments.
     func writeSnapshotLocked() throws {
-        guard keydir.verifyAll() else {
-            try Directory.remove(path(of: StoreFileName.snapshot))
-            try Directory.sync(directory)
-            return
-        }
         let infos = segments.all.map { segment in
             IndexSnapshot.SegmentInfo(id: segment.id, length: UInt32(segment.length),
                                       liveBytes: UInt64(max(0, segment.liveBytes)), recordCount: UInt32(segment.recordCount))
@@ -36,9 +31,19 @@ extension StoreEngine {
         let snapshot = IndexSnapshot(maxSequence: nextSequence - 1, nextSegmentID: nextSegmentID,
                                      activeSegmentID: active?.id ?? IndexSnapshot.noActiveSegment,
                                      activeLength: UInt32(active?.length ?? 0), segments: infos)
+        // Nothing written since the snapshot on disk was loaded or written: it is still exact
+        // (every change to the keydir is a new record, so a new highest sequence number).
+        if snapshot == snapshotOnDisk, !keydir.isDamaged, Directory.exists(path(of: StoreFileName.snapshot)) { return }
+        snapshotOnDisk = nil
+        guard keydir.verifyAll() else {
+            try Directory.remove(path(of: StoreFileName.snapshot))
+            try Directory.sync(directory)
+            return
+        }
         try writeFileAtomically(directory: directory, name: StoreFileName.snapshot) { file in
             try snapshot.write(keydir: keydir, to: file)
         }
+        snapshotOnDisk = snapshot
     }
 
     /// Serves the keydir from the snapshot just written (`writeSnapshotLocked`), dropping the

@@ -247,6 +247,7 @@ extension StoreEngine {
             }
         }
         keydir = table
+        snapshotOnDisk = snapshot
         nextSequence = snapshot.maxSequence + 1
         nextSegmentID = max(nextSegmentID, snapshot.nextSegmentID)
         replay(toReplay.sorted { $0.0.id < $1.0.id })
@@ -256,6 +257,7 @@ extension StoreEngine {
         if keydir.isDamaged {
             // A block the replay touched failed its checksum: read the segments instead.
             recoveryReport.append("index snapshot not used: a block of \(snapshotPath) failed its checksum")
+            snapshotOnDisk = nil
             return false
         }
         return true

@@ -52,6 +52,9 @@ final class StoreEngine: @unchecked Sendable {
     /// The first failed fsync, after which writes are refused until the store is reopened.
     let syncFailure = StickySyncFailure()
     var compactionCount = 0
+    /// The header of the index snapshot on disk when the keydir is exactly what it holds (set
+    /// when one is loaded or written): a close with nothing changed need not rewrite it.
+    var snapshotOnDisk: IndexSnapshot?
     /// Per-append scratch space for record fields, kept to avoid an allocation per put.
     @exclusivity(unchecked) var scratchFields: [RecordCodec.Fields] = []
     var backgroundCompactionScheduled = false

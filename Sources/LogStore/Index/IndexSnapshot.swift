@@ -15,7 +15,7 @@ import CChecksum
 /// decoded into memory); the next snapshot is version 3. A version 1 snapshot (one table for
 /// every space, written before 2026-11-25) is recognised and not used: the opener reads the
 /// segments instead.
-struct IndexSnapshot {
+struct IndexSnapshot: Equatable {
     static let magic: [UInt8] = Array("USNP".utf8)
     static let version: UInt16 = 3
     /// The varint-packed version with one table per key space: decoded into memory.
