@@ -921,13 +921,105 @@ def parse_snapshot_entries(d, p, end, count, capacity, s, space):
     return p
 
 
+def align4096(n):
+    return (n + 4095) // 4096 * 4096
+
+
+def parse_snapshot_v3(d):
+    """FORMAT.md, "Index snapshot version 3": metadata under its own CRC-32C, then each table's
+    raw slot array (12-byte entries, tag 0 = empty) page-aligned, a CRC-32C per block of B slots.
+    Every block is checked here (a reader of the whole file has no reason to be lazy)."""
+    if len(d) < 60:
+        return None, "too short for version 3 (%d bytes)" % len(d)
+    meta_len = u32(d, 48)
+    if meta_len < 60 or meta_len > len(d):
+        return None, "metadata length %d impossible" % meta_len
+    stored, computed = u32(d, meta_len - 4), crc32c(d, 0, meta_len - 4)
+    if stored != computed:
+        return None, "metadata checksum mismatch (stored %08x, computed %08x)" % (stored, computed)
+    s = Snapshot()
+    s.version = 3
+    s.reserved0 = u16(d, 6)
+    s.highest_sequence = u64(d, 8)
+    s.next_segment_id = u32(d, 16)
+    s.active_id = u32(d, 20)
+    s.active_length = u32(d, 24)
+    s.segment_count = u32(d, 28)
+    s.entry_count = u64(d, 32)
+    s.table_count = u32(d, 40)
+    block = u32(d, 44)
+    s.reserved1 = u32(d, 52)
+    s.capacity = 0
+    if block != 1024:
+        return None, "slots per block %d, FORMAT.md says 1024" % block
+    p = 56
+    if p + 24 * s.segment_count + 24 * s.table_count > meta_len - 4:
+        return None, "segment and table records run past the metadata"
+    s.segments = []
+    for i in range(s.segment_count):
+        s.segments.append({"id": u32(d, p), "length": u32(d, p + 4), "live_bytes": u64(d, p + 8),
+                           "record_count": u32(d, p + 16), "reserved": u32(d, p + 20)})
+        p += 24
+    s.entries, s.slots, s.spaces, s.tables = [], [], [], []
+    records = []
+    expected = align4096(meta_len)
+    blocks = 0
+    for t in range(s.table_count):
+        space, capacity, count, reserved, offset = u32(d, p), u32(d, p + 4), u32(d, p + 8), u32(d, p + 12), u64(d, p + 16)
+        p += 24
+        if capacity < 64 or count < 1 or 4 * count > 3 * capacity or reserved:
+            return None, "table %d (space %d): capacity %d, count %d impossible" % (t, space, capacity, count)
+        if offset != expected:
+            return None, "table %d (space %d): slots at %d, expected %d" % (t, space, offset, expected)
+        if space in [r[0] for r in records]:
+            return None, "space %d has two tables" % space
+        records.append((space, capacity, count, offset, blocks))
+        blocks += (capacity + block - 1) // block
+        expected = align4096(offset + 12 * capacity)
+    if p + 4 * blocks + 4 != meta_len:
+        return None, "metadata length %d, its records and %d block checksums need %d" % (meta_len, blocks, p + 4 * blocks + 4)
+    end = records[-1][3] + 12 * records[-1][1] if records else meta_len
+    if len(d) != end:
+        return None, "file is %d bytes, the tables end at %d" % (len(d), end)
+    zero_from = meta_len
+    for space, capacity, count, offset, first_block in records:
+        if any(d[zero_from:offset]):
+            return None, "padding before the slots of space %d is not zero" % space
+        for j in range((capacity + block - 1) // block):
+            lo = offset + 12 * j * block
+            hi = offset + 12 * min((j + 1) * block, capacity)
+            if crc32c(d, lo, hi) != u32(d, p + 4 * (first_block + j)):
+                return None, "space %d: block %d checksum mismatch" % (space, j)
+        found = 0
+        for slot in range(capacity):
+            q = offset + 12 * slot
+            tag, seg, off = u32(d, q), u32(d, q + 4), u32(d, q + 8)
+            if tag == 0:
+                if seg or off:
+                    return None, "space %d: empty slot %d has a location" % (space, slot)
+                continue
+            s.entries.append((tag, seg, off))
+            s.slots.append(slot)
+            s.spaces.append(space)
+            found += 1
+        if found != count:
+            return None, "space %d: %d entries, its record says %d" % (space, found, count)
+        s.tables.append((space, capacity, count))
+        zero_from = offset + 12 * capacity
+    if len(s.entries) != s.entry_count:
+        return None, "tables hold %d entries, the header says %d" % (len(s.entries), s.entry_count)
+    return s, None
+
+
 def parse_snapshot(d):
-    """Returns (Snapshot, None) or (None, problem). Versions 1 and 2 (FORMAT.md, "The index
-    snapshot"); `s.spaces[i]` is entry i's key space in version 2, None in version 1."""
+    """Returns (Snapshot, None) or (None, problem). Versions 1, 2 and 3 (FORMAT.md, "The index
+    snapshot"); `s.spaces[i]` is entry i's key space in versions 2 and 3, None in version 1."""
     if len(d) < 52:
         return None, "too short (%d bytes)" % len(d)
     if bytes(d[0:4]) != b"USNP":
         return None, "bad magic %s" % bytes(d[0:4]).hex()
+    if u16(d, 4) == 3:
+        return parse_snapshot_v3(d)
     stored = u32(d, len(d) - 4)
     computed = crc32c(d, 0, len(d) - 4)
     if stored != computed:
@@ -1597,6 +1689,33 @@ def selftest(format_path):
           and snap.slots == [3, 9], "snapshot version 2 round trip: %r" % (problem,))
     snap, problem = parse_snapshot(body[:-1] + crc32c(body[:-1]).to_bytes(4, "little"))
     check(snap is None, "a truncated version 2 table is refused")
+
+    # FORMAT.md's version 3 layout, built from its table: the same two keys, each space a table
+    # of 64 slots (one block each) at the page offsets the format fixes.
+    def slots_v3(slot, tag, offset):
+        raw = bytearray(12 * 64)
+        raw[12 * slot:12 * slot + 12] = tag.to_bytes(4, "little") + (1).to_bytes(4, "little") + offset.to_bytes(4, "little")
+        return bytes(raw)
+    tables_v3 = [(0, slots_v3(3, 0xA1, 32)), (7, slots_v3(9, 0xB2, 64))]
+    meta_len = 56 + 24 + 24 * 2 + 4 * 2 + 4
+    head = b"USNP" + (3).to_bytes(2, "little") + bytes(2) + (2).to_bytes(8, "little") + \
+        (2).to_bytes(4, "little") + (1).to_bytes(4, "little") + (100).to_bytes(4, "little") + \
+        (1).to_bytes(4, "little") + (2).to_bytes(8, "little") + (2).to_bytes(4, "little") + \
+        (1024).to_bytes(4, "little") + meta_len.to_bytes(4, "little") + bytes(4) + \
+        (1).to_bytes(4, "little") + (100).to_bytes(4, "little") + (80).to_bytes(8, "little") + \
+        (2).to_bytes(4, "little") + bytes(4)
+    head += (0).to_bytes(4, "little") + (64).to_bytes(4, "little") + (1).to_bytes(4, "little") + bytes(4) + (4096).to_bytes(8, "little")
+    head += (7).to_bytes(4, "little") + (64).to_bytes(4, "little") + (1).to_bytes(4, "little") + bytes(4) + (8192).to_bytes(8, "little")
+    head += b"".join(crc32c(t).to_bytes(4, "little") for _, t in tables_v3)
+    head += crc32c(head).to_bytes(4, "little")
+    file_v3 = head + bytes(4096 - len(head)) + tables_v3[0][1] + bytes(4096 - 768) + tables_v3[1][1]
+    snap, problem = parse_snapshot(file_v3)
+    check(snap is not None and snap.entries == [(0xA1, 1, 32), (0xB2, 1, 64)] and snap.spaces == [0, 7]
+          and snap.slots == [3, 9], "snapshot version 3 round trip: %r" % (problem,))
+    flipped = bytearray(file_v3)
+    flipped[8192 + 12 * 9] ^= 1
+    snap, problem = parse_snapshot(bytes(flipped))
+    check(snap is None and "block 0" in problem, "a flipped slot byte fails its block checksum: %r" % (problem,))
 
     # --- values: keys, AES-256-GCM, zstd
     selftest_values(doc, check, skip, hex_block)

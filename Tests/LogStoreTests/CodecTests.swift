@@ -436,8 +436,9 @@ final class FileFormatTests: XCTestCase {
         let snapshot = IndexSnapshot(maxSequence: 123_456, nextSegmentID: 8, activeSegmentID: 7, activeLength: 4096,
                                      segments: [.init(id: 3, length: 100, liveBytes: 50, recordCount: 2),
                                                 .init(id: 7, length: 4096, liveBytes: 4000, recordCount: 30)])
-        let bytes = snapshot.encode(keydir: keydir)
-        XCTAssertEqual(Array(bytes[4..<6]), [2, 0], "version 2")
+        for version2 in [false, true] {
+        let bytes = version2 ? snapshot.encodeVersion2(keydir: keydir) : snapshot.encode(keydir: keydir)
+        XCTAssertEqual(Array(bytes[4..<6]), version2 ? [2, 0] : [3, 0], "version")
         let (decoded, loaded) = try bytes.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
         XCTAssertEqual(loaded.spaces, spaces, "one table per space that holds keys, in the writer's order")
         for space in spaces {
@@ -457,11 +458,69 @@ final class FileFormatTests: XCTestCase {
         for index in stride(from: 0, to: bytes.count, by: 7) {
             var broken = bytes
             broken[index] ^= 0x40
-            XCTAssertThrowsError(try broken.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") })
+            XCTAssertThrowsError(try broken.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }, "byte \(index) of \(bytes.count), version 2: \(version2)")
         }
         for cut in stride(from: 0, to: bytes.count, by: 11) {
             XCTAssertThrowsError(try Array(bytes[..<cut]).withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") })
         }
+        }
+    }
+
+    /// A version 3 snapshot mapped copy-on-write is served in place: the tables point into the
+    /// mapping, find every entry, take writes (in private pages, the file unchanged), and a
+    /// flipped byte in a block of slots marks the keydir damaged when that block is touched.
+    func testVersion3SnapshotIsServedInPlace() throws {
+        let keydir = SpaceKeyDirs()
+        var expected: [(space: UInt32, tag: UInt32, location: RecordLocation)] = []
+        for index in UInt32(1)...5000 {
+            let tag = index &* 2_654_435_761 | 1
+            let location = RecordLocation(segment: index % 7, offset: index &* 40)
+            let space: UInt32 = index % 3 == 0 ? 4 : 0
+            keydir.tableCreating(for: space).insert(tag: tag, location: location)
+            expected.append((space, tag, location))
+        }
+        let snapshot = IndexSnapshot(maxSequence: 9, nextSegmentID: 8, activeSegmentID: 7, activeLength: 64, segments: [])
+        let bytes = snapshot.encode(keydir: keydir)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logstore-tests-snapshot-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("index.snapshot").path
+
+        func mapped(_ bytes: [UInt8]) throws -> SpaceKeyDirs {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let file = try SystemFile(path: path, flags: O_RDONLY)
+            let region = try file.map(length: bytes.count, writable: false, copyOnWrite: true)
+            return try IndexSnapshot.decode(UnsafeRawBufferPointer(start: region.base, count: region.length), path: path, region: region).1
+        }
+        let served = try mapped(bytes)
+        XCTAssertTrue(served.tables.allSatisfy { $0.snapshotBlocks != nil }, "served in place")
+        for item in expected {
+            XCTAssertNotNil(served.table(for: item.space)?.find(tag: item.tag, location: item.location))
+        }
+        XCTAssertFalse(served.isDamaged)
+        // Writes go to private pages: the file keeps the snapshot's bytes.
+        let table = try XCTUnwrap(served.table(for: 0))
+        let moved = RecordLocation(segment: 99, offset: 1)
+        let slot = try XCTUnwrap(table.find(tag: expected[0].tag, location: expected[0].location))
+        table.setLocation(moved, at: slot)
+        table.insert(tag: 77, location: moved)
+        table.remove(at: try XCTUnwrap(table.find(tag: expected[1].tag, location: expected[1].location)))
+        XCTAssertNotNil(table.find(tag: 77, location: moved))
+        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), bytes)
+        // Growing past the mapped table copies it into memory of its own.
+        for index in UInt32(1)...4000 { table.insert(tag: index &* 40_503 | 1, location: moved) }
+        XCTAssertNil(table.snapshotBlocks)
+        XCTAssertNotNil(table.find(tag: expected[3].tag, location: expected[3].location))
+
+        // A flipped byte in the slots: found when its block is first touched, never trusted.
+        let slotsStart = IndexSnapshot.alignUp(Int(LittleEndian.load32(bytes, 48)))
+        var damagedBytes = bytes
+        damagedBytes[slotsStart + 5] ^= 0x01
+        let damaged = try mapped(damagedBytes)
+        XCTAssertFalse(damaged.isDamaged, "nothing is read at open")
+        XCTAssertTrue(damaged.verifyAll() == false && damaged.isDamaged)
+        // Decoded from memory, the same bytes are refused at once.
+        XCTAssertThrowsError(try damagedBytes.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") })
     }
 
     /// A snapshot of a table far larger than its entries (after mass deletes) is loaded into a
@@ -472,18 +531,21 @@ final class FileFormatTests: XCTestCase {
         for tag in UInt32(1)...20_000 { table.insert(tag: tag &* 2_654_435_761 | 1, location: RecordLocation(segment: 1, offset: tag)) }
         table.removeAll { $0.offset > 100 }
         let snapshot = IndexSnapshot(maxSequence: 1, nextSegmentID: 2, activeSegmentID: 1, activeLength: 32, segments: [])
-        let (_, loaded) = try snapshot.encode(keydir: keydir).withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
+        for version2 in [false, true] {
+        let bytes = version2 ? snapshot.encodeVersion2(keydir: keydir) : snapshot.encode(keydir: keydir)
+        let (_, loaded) = try bytes.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
         XCTAssertEqual(loaded.count, 100)
         let reloaded = try XCTUnwrap(loaded.table(for: 3))
         XCTAssertLessThan(reloaded.capacity, table.capacity)
         table.forEach { XCTAssertNotNil(reloaded.find(tag: $0.tag, location: $0.location)) }
+        }
     }
 
     /// A version 1 snapshot (one table, no key spaces) is intact but not used: decoding says
     /// why, and the store reads its segments instead (`testVersion1SnapshotStoreOpens`).
     func testVersion1SnapshotIsRecognisedAndNotUsed() throws {
         var bytes = IndexSnapshot(maxSequence: 1, nextSegmentID: 2, activeSegmentID: 1, activeLength: 32, segments: [])
-            .encode(keydir: SpaceKeyDirs())
+            .encodeVersion2(keydir: SpaceKeyDirs())
         bytes[4] = 1
         bytes.removeLast(4)
         let crc = bytes.withUnsafeBytes { cs_crc32c_extend(0, $0.baseAddress, $0.count) }

@@ -439,7 +439,8 @@ final class RecoveryTests: StoreTestCase {
             ("garbage", (0..<5000).map { _ in UInt8.random(in: 0...255, using: &rng) }),
             ("empty", []),
             ("truncated", Array(snapshotBytes.prefix(snapshotBytes.count / 2))),
-            ("bit flip", { var bytes = snapshotBytes; bytes[bytes.count / 2] ^= 0x10; return bytes }()),
+            // In the metadata (header, segment list, tables, block checksums): refused at open.
+            ("bit flip", { var bytes = snapshotBytes; bytes[IndexSnapshot.version3HeaderSize + 2] ^= 0x10; return bytes }()),
             ("header only", Array(snapshotBytes.prefix(IndexSnapshot.headerSize))),
         ]
         for (name, bytes) in damaged {
@@ -460,6 +461,88 @@ final class RecoveryTests: StoreTestCase {
         try FileManager.default.removeItem(at: try segmentFiles(copy)[0].url)
         let missing = try LogStore(directory: copy, options: options(segmentSize: 8 << 10))
         XCTAssertTrue(missing.recoveryReport.contains { $0.contains("snapshot not used") }, "\(missing.recoveryReport)")
+    }
+
+    /// A flipped bit in the slots of a version 3 snapshot (served in place, each block checked
+    /// when first touched) is never acted on: an answer that touches it is a `corrupt` error, the
+    /// snapshot is removed, and the reopened store has every key (read from the segments).
+    func testDamagedSnapshotBlockIsRefusedAndRebuilt() throws {
+        let directory = temporary.make()
+        var model: Model = [:]
+        do {
+            let store = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+            try workload(store, model: &model, seed: 12, operations: 1000)
+            try store.close()
+        }
+        var bytes = [UInt8](try Data(contentsOf: directory.appendingPathComponent("index.snapshot")))
+        XCTAssertEqual(Array(bytes[4..<6]), [3, 0])
+        // The tag of every entry of the application's spaces (the engine's own table, read and
+        // checked whole during open, stays intact): any touch of one of their blocks finds it.
+        let segmentCount = Int(LittleEndian.load32(bytes, 28))
+        for table in 0..<Int(LittleEndian.load32(bytes, 40)) {
+            let record = IndexSnapshot.version3HeaderSize + segmentCount * IndexSnapshot.segmentRecordSize
+                + table * IndexSnapshot.version3TableRecordSize
+            guard LittleEndian.load32(bytes, record) != LogStore.engineSpace else { continue }
+            let start = Int(LittleEndian.load64(bytes, record + 16))
+            let end = start + Int(LittleEndian.load32(bytes, record + 4)) * KeyDir.entrySize
+            for index in stride(from: start, to: end, by: KeyDir.entrySize) where bytes[index] != 0 { bytes[index] ^= 0x10 }
+        }
+        try Data(bytes).write(to: directory.appendingPathComponent("index.snapshot"))
+        let store = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+        XCTAssertTrue(store.engine.keydir.tables.contains { $0.snapshotBlocks != nil }, "served in place")
+        var refused = 0
+        var asked = 0
+        for (space, pairs) in model {
+            for key in pairs.keys {
+                asked += 1
+                do {
+                    _ = try store.get(forKey: key, space: space)
+                } catch StoreError.corrupt(let message) {
+                    XCTAssertTrue(message.contains("index snapshot"), message)
+                    refused += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(asked, 0)
+        XCTAssertEqual(refused, asked, "every answer from the damaged keydir is refused")
+        XCTAssertGreaterThan(try store.verify().problems.count, 0)
+        try store.close()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("index.snapshot").path))
+        let reopened = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+        try assertModel(reopened, model, "rebuilt from the segments")
+        XCTAssertEqual(try reopened.verify().problems, [])
+        try reopened.close()
+        // ... and its clean close wrote a good version 3 snapshot again, served in place.
+        let again = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+        XCTAssertEqual(again.recoveryReport, [])
+        XCTAssertTrue(again.engine.keydir.tables.allSatisfy { $0.snapshotBlocks != nil })
+        try assertModel(again, model, "served in place")
+    }
+
+    /// A store whose snapshot is version 2 (written before issue 16) opens from it (decoded the
+    /// old way), and its next snapshot is version 3.
+    func testVersion2SnapshotStillOpens() throws {
+        let directory = temporary.make()
+        var model: Model = [:]
+        do {
+            let store = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+            try workload(store, model: &model, seed: 13, operations: 1000)
+            try store.close()
+        }
+        let url = directory.appendingPathComponent("index.snapshot")
+        let version3 = [UInt8](try Data(contentsOf: url))
+        let (snapshot, keydir) = try version3.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") }
+        try Data(snapshot.encodeVersion2(keydir: keydir)).write(to: url)
+        let store = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+        XCTAssertEqual(store.recoveryReport, [])
+        XCTAssertTrue(store.engine.keydir.tables.allSatisfy { $0.snapshotBlocks == nil }, "decoded into memory")
+        try assertModel(store, model, "from version 2")
+        try workload(store, model: &model, seed: 14, operations: 300)
+        try store.close()
+        XCTAssertEqual(Array([UInt8](try Data(contentsOf: url))[4..<6]), [3, 0])
+        let reopened = try LogStore(directory: directory, options: options(segmentSize: 8 << 10))
+        XCTAssertEqual(reopened.recoveryReport, [])
+        try assertModel(reopened, model, "from version 3")
     }
 
     func testOlderSnapshotIsStillCorrect() throws {

@@ -83,13 +83,15 @@ final class SpaceListingTests: StoreTestCase {
             try store.close()
         }
         let snapshotURL = directory.appendingPathComponent("index.snapshot")
-        let version2 = try [UInt8](Data(contentsOf: snapshotURL))
+        let written = try [UInt8](Data(contentsOf: snapshotURL))
+        let (current, currentKeydir) = try written.withUnsafeBytes { try IndexSnapshot.decode($0, path: "v3") }
+        let version2 = current.encodeVersion2(keydir: currentKeydir)
         try Data(Self.version1(of: version2)).write(to: snapshotURL)
         var store = try LogStore(directory: directory, options: options())
         XCTAssertTrue(store.recoveryReport.contains { $0.contains("index snapshot not used") && $0.contains("version 1") }, "\(store.recoveryReport)")
         for space: LogStore.KeySpace in 0..<3 { try assertContents(store, expected[space] ?? [:], space: space) }
         try store.close()
-        XCTAssertEqual(try [UInt8](Data(contentsOf: snapshotURL))[4], 2, "the next close writes version 2")
+        XCTAssertEqual(try [UInt8](Data(contentsOf: snapshotURL))[4], 3, "the next close writes version 3")
         store = try LogStore(directory: directory, options: options())
         XCTAssertEqual(store.recoveryReport, [])
         for space: LogStore.KeySpace in 0..<3 { try assertContents(store, expected[space] ?? [:], space: space) }

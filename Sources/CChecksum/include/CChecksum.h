@@ -16,4 +16,11 @@ uint32_t cs_crc32c_extend_portable(uint32_t crc, const void *data, size_t length
 /// (little-endian reads whatever the host), so it may be persisted in index snapshots.
 uint64_t cs_hash64(const void *data, size_t length, uint64_t seed);
 
+/// A byte flag read by one thread while another may set it (relaxed atomic: the flag orders
+/// nothing else). Used for the index snapshot's per-block "checksum verified" marks.
+static inline uint8_t cs_flag_load(const uint8_t *flag) { return __atomic_load_n(flag, __ATOMIC_RELAXED); }
+
+/// Sets a byte flag that other threads may read at the same time (relaxed atomic store).
+static inline void cs_flag_store(uint8_t *flag, uint8_t value) { __atomic_store_n(flag, value, __ATOMIC_RELAXED); }
+
 #endif

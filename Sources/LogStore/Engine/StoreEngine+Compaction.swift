@@ -38,6 +38,8 @@ extension StoreEngine {
     }
 
     private func compact(_ inputs: [Segment]) throws {
+        // Liveness is the keydir's word: a damaged one would drop live records.
+        try rw.withReadLock { guard keydir.verifyAll() else { throw indexDamagedError() } }
         let now = Clock.nowMillis()
         var output = CompactionOutput(directory: directory, segmentSize: options.segmentSize) { [self] in
             writeMutex.withLock {
@@ -133,6 +135,7 @@ extension StoreEngine {
             guard !isClosed else { return }
             try syncAllLocked()
             try writeSnapshotLocked()
+            serveWrittenSnapshotLocked()
         }
     }
 

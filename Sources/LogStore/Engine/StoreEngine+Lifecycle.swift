@@ -19,6 +19,10 @@ extension StoreEngine {
 
     /// Writes the index snapshot of the current keydir. Every segment must already be on
     /// stable storage (`syncAllLocked`). Caller holds `writeMutex`.
+    ///
+    /// A keydir served from a mapped snapshot is checked first (every block not checked yet);
+    /// a damaged one is not written: the old snapshot is removed instead, so the next open
+    /// rebuilds the keydir from the segments.
     func writeSnapshotLocked() throws {
         let infos = segments.all.map { segment in
             IndexSnapshot.SegmentInfo(id: segment.id, length: UInt32(segment.length),
@@ -27,7 +31,44 @@ extension StoreEngine {
         let snapshot = IndexSnapshot(maxSequence: nextSequence - 1, nextSegmentID: nextSegmentID,
                                      activeSegmentID: active?.id ?? IndexSnapshot.noActiveSegment,
                                      activeLength: UInt32(active?.length ?? 0), segments: infos)
-        try writeFileAtomically(snapshot.encode(keydir: keydir), directory: directory, name: StoreFileName.snapshot)
+        // Nothing written since the snapshot on disk was loaded or written: it is still exact
+        // (every change to the keydir is a new record, so a new highest sequence number).
+        if snapshot == snapshotOnDisk, !keydir.isDamaged, Directory.exists(path(of: StoreFileName.snapshot)) { return }
+        snapshotOnDisk = nil
+        guard keydir.verifyAll() else {
+            try Directory.remove(path(of: StoreFileName.snapshot))
+            try Directory.sync(directory)
+            return
+        }
+        try writeFileAtomically(directory: directory, name: StoreFileName.snapshot) { file in
+            try snapshot.write(keydir: keydir, to: file)
+        }
+        snapshotOnDisk = snapshot
+    }
+
+    /// Serves the keydir from the snapshot just written (`writeSnapshotLocked`), dropping the
+    /// private copies of pages changed since the previous one: the overlay is merged. Best
+    /// effort: on any failure the keydir in memory stays. Caller holds `writeMutex`.
+    func serveWrittenSnapshotLocked() {
+        guard let (_, served) = try? mapSnapshot(), served.count == keydir.count else { return }
+        rw.withWriteLock { keydir = served }
+    }
+
+    /// Maps the index snapshot copy-on-write and decodes it (version 3: served in place).
+    func mapSnapshot() throws -> (IndexSnapshot, SpaceKeyDirs) {
+        let snapshotPath = path(of: StoreFileName.snapshot)
+        let file = try SystemFile(path: snapshotPath, flags: O_RDONLY)
+        let region = try file.map(length: try file.size(), writable: false, copyOnWrite: true)
+        return try IndexSnapshot.decode(UnsafeRawBufferPointer(start: region.base, count: region.length), path: snapshotPath,
+                                        region: region)
+    }
+
+    /// The error every answer from a damaged keydir gives (`SpaceKeyDirs.isDamaged`). Removes
+    /// the snapshot (unless read-only) so the next open rebuilds the keydir from the segments.
+    func indexDamagedError() -> StoreError {
+        let snapshotPath = path(of: StoreFileName.snapshot)
+        if !options.readOnly { try? Directory.remove(snapshotPath) }
+        return StoreError.corrupt("\(keydir.snapshotDamage?.path ?? snapshotPath): a block of the mapped index snapshot failed its checksum; reopen the store to rebuild the index from the segments")
     }
 
     func close() throws {
@@ -113,6 +154,7 @@ extension StoreEngine {
                         }
                     }
                 }
+                if keydir.isDamaged { problems.append("\(keydir.snapshotDamage?.path ?? "index snapshot"): a block of the mapped keydir failed its checksum") }
             }
             for line in recoveryReport where line.contains("unreadable") { problems.append(line) }
             return LogStore.VerifyReport(problems: problems, recordsChecked: checked)

@@ -207,10 +207,9 @@ extension StoreEngine {
         let table: SpaceKeyDirs
         let snapshot: IndexSnapshot
         do {
-            // Mapped, not read: no copy of a file that can be tens of megabytes.
-            let file = try SystemFile(path: snapshotPath, flags: O_RDONLY)
-            let region = try file.map(length: try file.size(), writable: false)
-            (snapshot, table) = try IndexSnapshot.decode(UnsafeRawBufferPointer(start: region.base, count: region.length), path: snapshotPath)
+            // Mapped copy-on-write: a version 3 snapshot's tables are served in place (the
+            // keydir's base; changes land in private pages), an older one is decoded.
+            (snapshot, table) = try mapSnapshot()
         } catch {
             recoveryReport.append("index snapshot not used: \(error)")
             return false
@@ -248,9 +247,19 @@ extension StoreEngine {
             }
         }
         keydir = table
+        snapshotOnDisk = snapshot
         nextSequence = snapshot.maxSequence + 1
         nextSegmentID = max(nextSegmentID, snapshot.nextSegmentID)
         replay(toReplay.sorted { $0.0.id < $1.0.id })
+        // The engine's own records (keys, dictionaries, rekey state) are read during open:
+        // their small table is checked whole now.
+        keydir.table(for: LogStore.engineSpace)?.verifyAll()
+        if keydir.isDamaged {
+            // A block the replay touched failed its checksum: read the segments instead.
+            recoveryReport.append("index snapshot not used: a block of \(snapshotPath) failed its checksum")
+            snapshotOnDisk = nil
+            return false
+        }
         return true
     }
 

@@ -51,7 +51,7 @@ extension StoreEngine {
         var total: Int?
         var done = 0
         while true {
-            let candidates = recordsToRekey(target: target)
+            let candidates = try recordsToRekey(target: target)
             if total == nil { total = candidates.count }
             if candidates.isEmpty { break }
             for chunk in stride(from: 0, to: candidates.count, by: 256).map({ candidates[$0..<min($0 + 256, candidates.count)] }) {
@@ -87,8 +87,9 @@ extension StoreEngine {
     }
 
     /// Live, unexpired AES-GCM records under a key the store holds other than `target`.
-    private func recordsToRekey(target: UInt32) -> [RekeyCandidate] {
-        rw.withReadLock {
+    /// - Throws: `corrupt` when the keydir is damaged (a record missed would lose its key).
+    private func recordsToRekey(target: UInt32) throws -> [RekeyCandidate] {
+        try rw.withReadLock {
             var found: [RekeyCandidate] = []
             let now = Clock.nowMillis()
             keydir.forEach { space, entry in
@@ -96,6 +97,7 @@ extension StoreEngine {
                       header.keyID != target, ciphers[header.keyID] != nil, !header.isExpired(nowMillis: now) else { return }
                 found.append(RekeyCandidate(tag: entry.tag, space: space, location: entry.location))
             }
+            guard !keydir.isDamaged else { throw indexDamagedError() }
             return found
         }
     }

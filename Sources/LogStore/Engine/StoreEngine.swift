@@ -52,6 +52,9 @@ final class StoreEngine: @unchecked Sendable {
     /// The first failed fsync, after which writes are refused until the store is reopened.
     let syncFailure = StickySyncFailure()
     var compactionCount = 0
+    /// The header of the index snapshot on disk when the keydir is exactly what it holds (set
+    /// when one is loaded or written): a close with nothing changed need not rewrite it.
+    var snapshotOnDisk: IndexSnapshot?
     /// Per-append scratch space for record fields, kept to avoid an allocation per put.
     @exclusivity(unchecked) var scratchFields: [RecordCodec.Fields] = []
     var backgroundCompactionScheduled = false
@@ -139,7 +142,9 @@ final class StoreEngine: @unchecked Sendable {
             let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
             return try rw.withReadLock { () throws -> StoredValue? in
                 guard !isClosed else { throw StoreError.closed }
-                guard let hit = lookup(tag: tag, space: space, key: keyBytes) else { return nil }
+                let found = lookup(tag: tag, space: space, key: keyBytes)
+                if keydir.isDamaged { throw indexDamagedError() }
+                guard let hit = found else { return nil }
                 if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return nil }
                 return try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment)
             }
@@ -154,7 +159,9 @@ final class StoreEngine: @unchecked Sendable {
             let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
             return try rw.withReadLock { () throws -> BorrowOutcome<Result> in
                 guard !isClosed else { throw StoreError.closed }
-                guard let hit = lookup(tag: tag, space: space, key: keyBytes) else { return .absent }
+                let found = lookup(tag: tag, space: space, key: keyBytes)
+                if keydir.isDamaged { throw indexDamagedError() }
+                guard let hit = found else { return .absent }
                 if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return .absent }
                 if hit.header.flags.isDisjoint(with: [.encrypted, .compressed, .customCrypt]) {
                     guard RecordCodec.checksumMatches(hit.base, at: hit.offset, header: hit.header) else {
@@ -243,6 +250,7 @@ final class StoreEngine: @unchecked Sendable {
                     body(base, offset, header, entry.segment)
                 }
             }
+            if keydir.isDamaged { throw indexDamagedError() }
         }
     }
 

@@ -48,10 +48,15 @@ struct CompactionCommit: Equatable {
 
 /// Writes a small file atomically: to `name.tmp`, fsync, rename over `name`, fsync the directory.
 func writeFileAtomically(_ bytes: [UInt8], directory: String, name: String) throws {
+    try writeFileAtomically(directory: directory, name: name) { try $0.write(bytes, at: 0) }
+}
+
+/// `writeFileAtomically` with the contents written by `write` into the empty temporary file.
+func writeFileAtomically(directory: String, name: String, _ write: (SystemFile) throws -> Void) throws {
     let temporary = directory + "/" + name + StoreFileName.temporarySuffix
     do {
         let file = try SystemFile(path: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC)
-        try file.write(bytes, at: 0)
+        try write(file)
         try file.syncData()
     }
     try Directory.rename(temporary, directory + "/" + name)

@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A shared memory mapping of a file, unmapped when the last reference goes.
+/// A shared memory mapping of a file (or a private copy-on-write one), unmapped when the last
+/// reference goes.
 ///
 /// Readers use `base` under the engine's read lock; the engine unmaps a region only under its
 /// write lock, so no reader can hold a pointer into a region that is going away.
@@ -12,11 +13,14 @@ final class MappedRegion: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let length: Int
 
-    init(descriptor: Int32, length: Int, writable: Bool, path: String) throws {
+    /// - Parameter copyOnWrite: a private mapping the process may write to: a written page
+    ///   becomes the process's own copy and nothing ever reaches the file.
+    init(descriptor: Int32, length: Int, writable: Bool, copyOnWrite: Bool = false, path: String) throws {
         guard length > 0 else { throw StoreError.corrupt("\(path): cannot map an empty file") }
         try FaultInjection.failIfInjected(.mmap, path, operation: "mmap \(path)")
-        let protection = writable ? (PROT_READ | PROT_WRITE) : PROT_READ
-        guard let pointer = mmap(nil, length, protection, MAP_SHARED, descriptor, 0), pointer != MAP_FAILED else {
+        let protection = writable || copyOnWrite ? (PROT_READ | PROT_WRITE) : PROT_READ
+        let sharing = copyOnWrite ? MAP_PRIVATE : MAP_SHARED
+        guard let pointer = mmap(nil, length, protection, sharing, descriptor, 0), pointer != MAP_FAILED else {
             throw StoreError.io(operation: "mmap \(path)", errno: errno)
         }
         self.base = pointer

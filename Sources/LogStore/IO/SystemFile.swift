@@ -155,8 +155,10 @@ package final class SystemFile: @unchecked Sendable {
 
     /// Maps `length` bytes of the file. The mapping may be longer than the file; only bytes
     /// inside the file may be touched.
-    func map(length: Int, writable: Bool) throws -> MappedRegion {
-        let region = try MappedRegion(descriptor: descriptor, length: length, writable: writable, path: path)
+    /// With `copyOnWrite`, the mapping is private: writes to it never reach the file.
+    func map(length: Int, writable: Bool, copyOnWrite: Bool = false) throws -> MappedRegion {
+        let region = try MappedRegion(descriptor: descriptor, length: length, writable: writable && !copyOnWrite,
+                                      copyOnWrite: copyOnWrite, path: path)
         if writable { PowerLossSimulator.didMap(descriptor, base: region.base, length: length) }
         return region
     }

@@ -8,14 +8,21 @@ import CChecksum
 /// only when every segment it lists is present with the recorded length; records appended after
 /// it (from `activeLength` on in the active segment, and whole newer segments) are replayed.
 ///
-/// Version 2 stores the keydir as one table per key space. A version 1 snapshot (one table for
+/// Version 3 (written since issue 16) stores each key space's table as its raw slot array,
+/// page-aligned, with a checksum per block of slots, so an opener maps the file and serves the
+/// tables in place (`KeyDir(mappedSlots:)`): an open costs a few page faults, not a load.
+/// Version 2 (one varint-packed table per key space) is still read, the old way (every entry
+/// decoded into memory); the next snapshot is version 3. A version 1 snapshot (one table for
 /// every space, written before 2026-11-25) is recognised and not used: the opener reads the
-/// segments instead, and its next snapshot is version 2.
-struct IndexSnapshot {
+/// segments instead.
+struct IndexSnapshot: Equatable {
     static let magic: [UInt8] = Array("USNP".utf8)
-    static let version: UInt16 = 2
+    static let version: UInt16 = 3
+    /// The varint-packed version with one table per key space: decoded into memory.
+    static let packedVersion: UInt16 = 2
     /// The version whose single table has no key spaces; readable layout, not used.
     static let unspacedVersion: UInt16 = 1
+    /// Header size of versions 1 and 2.
     static let headerSize = 48
     static let segmentRecordSize = 24
     static let tableHeaderSize = 12
@@ -41,14 +48,14 @@ struct IndexSnapshot {
     var activeLength: UInt32
     var segments: [SegmentInfo]
 
-    /// Serializes the snapshot with the entries of `keydir`: its non-empty tables in the order
-    /// the keydir holds them, each table's entries in slot order.
-    func encode(keydir: SpaceKeyDirs) -> [UInt8] {
+    /// Serializes the snapshot in the version 2 layout (varint-packed tables); kept so tests
+    /// and tools can make the stores older builds wrote. The engine writes version 3.
+    func encodeVersion2(keydir: SpaceKeyDirs) -> [UInt8] {
         var bytes = Self.magic
         let tables = keydir.tables.indices.filter { keydir.tables[$0].count > 0 }
         bytes.reserveCapacity(Self.headerSize + segments.count * Self.segmentRecordSize
                               + tables.count * Self.tableHeaderSize + keydir.count * 8 + 4)
-        LittleEndian.append16(Self.version, to: &bytes)
+        LittleEndian.append16(Self.packedVersion, to: &bytes)
         LittleEndian.append16(0, to: &bytes)
         LittleEndian.append64(maxSequence, to: &bytes)
         LittleEndian.append32(nextSegmentID, to: &bytes)
@@ -86,16 +93,32 @@ struct IndexSnapshot {
         return bytes
     }
 
-    /// Parses a snapshot and rebuilds the keydir it holds.
-    /// - Throws: `corrupt` naming the offset when any byte is not as FORMAT.md says;
+    /// Parses a snapshot and gives the keydir it holds.
+    ///
+    /// A version 3 snapshot whose bytes are `region` (the file mapped copy-on-write) is served
+    /// in place: only its metadata is read and checked here, each block of slots when first
+    /// touched. Otherwise (bytes in memory, or version 2) every entry is checked and copied.
+    /// - Throws: `corrupt` naming the offset when any byte read is not as FORMAT.md says;
     ///   `Unusable` for an intact version 1 snapshot (it has no key spaces).
-    /// - Complexity: O(entries); a table's entries go straight into their recorded slots when
-    ///   its recorded capacity is plausible for their number, else into a table sized anew.
-    static func decode(_ raw: UnsafeRawBufferPointer, path: String) throws -> (IndexSnapshot, SpaceKeyDirs) {
-        guard let base = raw.baseAddress, raw.count >= headerSize + 4 else {
+    /// - Complexity: served in place, O(segments + tables + blocks) and a few page faults;
+    ///   otherwise O(entries).
+    static func decode(_ raw: UnsafeRawBufferPointer, path: String, region: MappedRegion? = nil) throws -> (IndexSnapshot, SpaceKeyDirs) {
+        guard raw.baseAddress != nil, raw.count >= 6 else {
             throw StoreError.corrupt("\(path): \(raw.count) bytes, too short for a snapshot")
         }
         guard raw.prefix(4).elementsEqual(magic) else { throw StoreError.corrupt("\(path): bad magic at offset 0") }
+        if raw.load(fromByteOffset: 4, as: UInt8.self) == UInt8(version) && raw.load(fromByteOffset: 5, as: UInt8.self) == 0 {
+            let inPlace = region.map { $0.base == UnsafeMutableRawPointer(mutating: raw.baseAddress!) && $0.length == raw.count } ?? false
+            return try decodeVersion3(raw, path: path, region: inPlace ? region : nil)
+        }
+        return try decodePacked(raw, path: path)
+    }
+
+    /// Decodes versions 1 and 2 (the whole file under one checksum, varint-packed entries).
+    private static func decodePacked(_ raw: UnsafeRawBufferPointer, path: String) throws -> (IndexSnapshot, SpaceKeyDirs) {
+        guard let base = raw.baseAddress, raw.count >= headerSize + 4 else {
+            throw StoreError.corrupt("\(path): \(raw.count) bytes, too short for a snapshot")
+        }
         let end = raw.count - 4
         guard LittleEndian.load32(base, end) == cs_crc32c_extend(0, base, end) else {
             throw StoreError.corrupt("\(path): checksum mismatch at offset \(end)")
@@ -104,7 +127,7 @@ struct IndexSnapshot {
         guard fileVersion != unspacedVersion else {
             throw Unusable(description: "\(path): version 1 (one table for all key spaces); the segments are read instead and the next snapshot is version 2")
         }
-        guard fileVersion == version else { throw StoreError.corrupt("\(path): unsupported version \(fileVersion)") }
+        guard fileVersion == packedVersion else { throw StoreError.corrupt("\(path): unsupported version \(fileVersion)") }
         var snapshot = IndexSnapshot(maxSequence: LittleEndian.load64(base, 8), nextSegmentID: LittleEndian.load32(base, 16),
                                      activeSegmentID: LittleEndian.load32(base, 20), activeLength: LittleEndian.load32(base, 24),
                                      segments: [])

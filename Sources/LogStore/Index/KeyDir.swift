@@ -19,6 +19,13 @@ struct RecordLocation: Sendable, Hashable {
 /// home slot of a tag is `tag * capacity >> 32`, so growing the table needs no key at all.
 /// Collisions are resolved by linear probing; removal shifts later entries back (no tombstones).
 ///
+/// A table loaded from an index snapshot of version 3 is served in place: its slots are the
+/// snapshot's own bytes, mapped copy-on-write, so opening costs no load of the table and a
+/// change since the snapshot (a write, a delete, a compaction move) lands in a private copy of
+/// the page it touches (the overlay), until the next snapshot writes the table anew. Every
+/// block of `blockSlots` slots is checked against its checksum the first time it is touched
+/// (`SnapshotBlocks`).
+///
 /// Not thread-safe: the engine guards it with its read-write lock.
 final class KeyDir {
     struct Entry {
@@ -31,20 +38,60 @@ final class KeyDir {
 
     static let entrySize = MemoryLayout<Entry>.stride
     static let minimumCapacity = 64
+    /// Slots per checksummed block of a snapshot-backed table (12 KiB of slots).
+    static let blockSlots = 1 << blockShift
+    static let blockShift = 10
 
     // Unchecked: the engine's locks make access exclusive; the checks cost on every probe.
     @exclusivity(unchecked) private(set) var slots: UnsafeMutablePointer<Entry>
     @exclusivity(unchecked) private(set) var capacity: Int
-    /// Whether `slots` is an anonymous mapping (else a heap allocation).
+    /// Whether `slots` is an anonymous mapping (else a heap allocation, or the snapshot's).
     private var slotsMapped: Bool
     private(set) var count = 0
+    /// The mapped snapshot the slots live in, with their checksum state; nil when the table
+    /// owns its slots.
+    private(set) var snapshotBlocks: SnapshotBlocks?
+    /// `snapshotBlocks.verified`, raw so a probe tests it without reference counting.
+    @exclusivity(unchecked) private var verifiedBlocks: UnsafeMutablePointer<UInt8>?
 
     init(capacity requested: Int = KeyDir.minimumCapacity) {
         capacity = max(Self.minimumCapacity, requested)
         (slots, slotsMapped) = Self.allocateSlots(capacity)
     }
 
-    deinit { Self.deallocateSlots(slots, capacity, mapped: slotsMapped) }
+    /// A table served in place from a mapped snapshot: `slots` points into `blocks.region`
+    /// and holds `count` entries (its blocks are checked as they are touched).
+    init(mappedSlots: UnsafeMutablePointer<Entry>, capacity: Int, count: Int, blocks: SnapshotBlocks) {
+        self.capacity = capacity
+        self.count = count
+        slots = mappedSlots
+        slotsMapped = false
+        snapshotBlocks = blocks
+        verifiedBlocks = blocks.verified
+    }
+
+    deinit {
+        if snapshotBlocks == nil { Self.deallocateSlots(slots, capacity, mapped: slotsMapped) }
+    }
+
+    /// Checks the block holding `slot` if the table is snapshot-backed and it is not checked yet.
+    @inline(__always)
+    private func checkBlock(of slot: Int) {
+        if let verified = verifiedBlocks, cs_flag_load(verified + (slot >> Self.blockShift)) == 0 {
+            checkBlockSlowly(slot >> Self.blockShift)
+        }
+    }
+
+    @inline(never)
+    private func checkBlockSlowly(_ block: Int) {
+        snapshotBlocks?.verify(block: block, slots: UnsafeRawPointer(slots), capacity: capacity)
+    }
+
+    /// Checks every block of a snapshot-backed table not checked yet (a mismatch marks the
+    /// snapshot damaged). O(capacity) the first time, then O(1).
+    func verifyAll() {
+        snapshotBlocks?.verifyAll(slots: UnsafeRawPointer(slots), capacity: capacity)
+    }
 
     /// Bytes of memory the table occupies.
     var memoryBytes: Int { capacity * Self.entrySize }
@@ -71,12 +118,20 @@ final class KeyDir {
     @inline(__always)
     func find(tag: UInt32, matches: (Entry) throws -> Bool) rethrows -> Int? {
         var i = home(tag)
+        checkBlock(of: i)
+        var blocksEntered = 0
         while true {
             let entry = slots[i]
             if entry.tag == 0 { return nil }
             if entry.tag == tag, try matches(entry) { return i }
             i += 1
             if i == capacity { i = 0 }
+            if i & (Self.blockSlots - 1) == 0 {
+                checkBlock(of: i)
+                // Only a damaged snapshot table can lack an empty slot: never probe forever.
+                blocksEntered += 1
+                if blocksEntered > capacity >> Self.blockShift + 1 { return nil }
+            }
         }
     }
 
@@ -105,9 +160,11 @@ final class KeyDir {
     func remove(at slot: Int) {
         var hole = slot
         var j = slot
+        checkBlock(of: slot)
         while true {
             j += 1
             if j == capacity { j = 0 }
+            if j & (Self.blockSlots - 1) == 0 { checkBlock(of: j) }
             let entry = slots[j]
             if entry.tag == 0 { break }
             // The entry at j may fill the hole when its home is not cyclically inside (hole, j].
@@ -124,12 +181,14 @@ final class KeyDir {
 
     /// Removes every entry.
     func removeAll() {
+        verifyAll()
         slots.update(repeating: Entry(tag: 0, segment: 0, offset: 0), count: capacity)
         count = 0
     }
 
     /// Calls `body` with every occupied slot's index and entry, in slot order.
     func forEachSlot(_ body: (Int, Entry) throws -> Void) rethrows {
+        verifyAll()
         for i in 0..<capacity where slots[i].tag != 0 { try body(i, slots[i]) }
     }
 
@@ -142,11 +201,13 @@ final class KeyDir {
 
     /// Calls `body` with every entry, in slot order.
     func forEach(_ body: (Entry) throws -> Void) rethrows {
+        verifyAll()
         for i in 0..<capacity where slots[i].tag != 0 { try body(slots[i]) }
     }
 
     /// Removes every entry for which `shouldRemove` is true.
     func removeAll(where shouldRemove: (Entry) -> Bool) {
+        verifyAll()
         var i = 0
         while i < capacity {
             // After a removal the slot may hold a shifted entry: look at it again.
@@ -163,21 +224,33 @@ final class KeyDir {
 
     private func place(_ entry: Entry) {
         var i = home(entry.tag)
+        checkBlock(of: i)
+        var blocksEntered = 0
         while slots[i].tag != 0 {
             i += 1
             if i == capacity { i = 0 }
+            if i & (Self.blockSlots - 1) == 0 {
+                checkBlock(of: i)
+                blocksEntered += 1
+                if blocksEntered > capacity >> Self.blockShift + 1 { return }   // damaged: dropped
+            }
         }
         slots[i] = entry
     }
 
     private func resize(to newCapacity: Int) {
+        verifyAll()
         let old = slots
         let oldCapacity = capacity
         let oldMapped = slotsMapped
+        let oldBlocks = snapshotBlocks
         (slots, slotsMapped) = Self.allocateSlots(newCapacity)
         capacity = newCapacity
+        // The new table is the process's own: no snapshot blocks to check any more.
+        snapshotBlocks = nil
+        verifiedBlocks = nil
         for i in 0..<oldCapacity where old[i].tag != 0 { place(old[i]) }
-        Self.deallocateSlots(old, oldCapacity, mapped: oldMapped)
+        if oldBlocks == nil { Self.deallocateSlots(old, oldCapacity, mapped: oldMapped) }
     }
 
     /// Tables from this size on get their own anonymous mapping, zero-filled by the kernel and

@@ -1,3 +1,5 @@
+import CChecksum
+
 /// The keydir split by key space: one `KeyDir` table per space that holds live keys.
 ///
 /// Listing or dropping a space walks that space's table only, so it costs O(keys of the
@@ -13,8 +15,34 @@ final class SpaceKeyDirs {
     /// Index into `tables` by space, kept once there are more than `scanLimit` spaces.
     @exclusivity(unchecked) private var indexBySpace: [UInt32: Int] = [:]
     private static let scanLimit = 8
+    /// Set when the tables are served in place from a mapped index snapshot: whether one of its
+    /// blocks failed its checksum.
+    private(set) var snapshotDamage: SnapshotDamage?
+    /// `snapshotDamage.flag`, raw so the read path tests it without reference counting.
+    @exclusivity(unchecked) private var damageFlag: UnsafeMutablePointer<UInt8>?
 
     init() {}
+
+    /// Tables served from a mapped snapshot whose damage `damage` records.
+    init(servedFrom damage: SnapshotDamage) {
+        snapshotDamage = damage
+        damageFlag = damage.flag
+    }
+
+    /// Whether a block of the mapped snapshot the tables are served from failed its checksum:
+    /// then lookups may have missed keys, and the engine must not answer from the keydir.
+    @inline(__always)
+    var isDamaged: Bool {
+        guard let flag = damageFlag else { return false }
+        return cs_flag_load(flag) != 0
+    }
+
+    /// Checks every block of every snapshot-backed table not checked yet; returns whether the
+    /// keydir is intact. O(keys) the first time.
+    func verifyAll() -> Bool {
+        for table in tables { table.verifyAll() }
+        return !isDamaged
+    }
 
     /// The table of `space`, or nil when the space never held a key since open or compaction.
     @inline(__always)
