@@ -93,7 +93,7 @@ struct Resolver {
             guard ScalarFunctions.names.contains(name) else { throw DAOError.unsupported("function \(name)") }
             if star { throw SQLExecutionError("wrong number of arguments to function \(name)()") }
             if distinct { throw SQLExecutionError("DISTINCT aggregates must have exactly one argument") }
-            try ScalarFunctions.checkArity(name, args.count)
+            try ScalarFunctions.check(name, args)
             return .function(name: name, args: try args.map { try resolve($0, allowAggregates: allowAggregates) }, distinct: false, star: false)
         }
     }

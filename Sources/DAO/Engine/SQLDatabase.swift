@@ -52,6 +52,9 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var schemaVersion = 0
     @exclusivity(unchecked) var explicitTransaction = false
     @exclusivity(unchecked) var lastInsertRowIdValue: Int64 = 0
+    /// Rows the last INSERT/UPDATE/DELETE changed, and all of them since attach (changes(), total_changes()).
+    @exclusivity(unchecked) var lastChangesValue = 0
+    @exclusivity(unchecked) var totalChangesValue = 0
 
     /// Undo actions of the open transaction (or statement), newest last.
     @exclusivity(unchecked) var undoLog: [() -> Void] = []
@@ -88,6 +91,7 @@ public final class SQLDatabase: @unchecked Sendable {
 
     private init(store: LogStore) {
         self.store = store
+        context.database = self
     }
 
     /// The database of `store`, created on first use (loading the table catalog and building or
@@ -227,10 +231,12 @@ public final class SQLDatabase: @unchecked Sendable {
             do {
                 var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled)
                 if !explicitTransaction { try commit() }
+                noteChanges(of: parsed.statement, result.changes)
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
             } catch {
                 rollback(to: mark)
+                noteChanges(of: parsed.statement, 0)
                 lastInsertRowIdValue = savedRowId
                 if !explicitTransaction { discardPending() }
                 throw error
@@ -241,6 +247,7 @@ public final class SQLDatabase: @unchecked Sendable {
     func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
         let context = self.context
         context.parameters = parameters
+        context.statementTime = nil
         context.rowid = 0
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)

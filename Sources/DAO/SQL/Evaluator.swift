@@ -10,6 +10,10 @@ final class RowContext {
     @exclusivity(unchecked) var parameters: [DAOValue]
     /// Compiled LIKE patterns by pattern text and escape (constant patterns compile once).
     @exclusivity(unchecked) var likePatterns: [String: LikePattern] = [:]
+    /// The statement's 'now' (julian-day milliseconds), read on first use; nil between statements.
+    @exclusivity(unchecked) var statementTime: Int64?
+    /// The database whose statement runs (changes(), last_insert_rowid(), total_changes()).
+    weak var database: SQLDatabase?
 
     init(parameters: [DAOValue]) { self.parameters = parameters }
 }
@@ -151,7 +155,7 @@ enum Evaluator {
         case .cast(let inner, let typeName):
             return SQLValues.cast(try evaluate(inner, context), to: typeName)
         case .function(let name, let args, _, _):
-            return try ScalarFunctions.call(name, args.map { try evaluate($0, context) })
+            return try ScalarFunctions.evaluate(name, args, context)
         }
     }
 

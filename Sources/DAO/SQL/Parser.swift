@@ -941,7 +941,9 @@ struct Parser {
             case "EXISTS": throw DAOError.unsupported("EXISTS")
             case "SELECT": throw DAOError.unsupported("subquery")
             case "RAISE": throw DAOError.unsupported("RAISE")
-            case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP": throw DAOError.unsupported(token.upper)
+            case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP":
+                position += 1
+                return .function(name: token.upper.lowercased(), args: [], distinct: false, star: false)
             default: break
             }
             if Parser.reserved.contains(token.upper) { throw syntaxError() }

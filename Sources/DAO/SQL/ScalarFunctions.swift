@@ -4,30 +4,75 @@ import Glibc
 import Darwin
 #endif
 
-/// The scalar functions of the subset: length lower upper substr abs coalesce ifnull typeof
-/// trim instr replace round (and max/min with two or more arguments), as SQLite computes them.
+/// The scalar functions of the subset, as SQLite 3.40 computes them: length lower upper substr
+/// (substring) abs coalesce ifnull nullif iif typeof trim ltrim rtrim instr replace round, max/min
+/// of two or more arguments, hex quote unicode char zeroblob randomblob random likely unlikely
+/// likelihood printf format sqlite_version changes last_insert_rowid total_changes, and the
+/// date and time functions (`DateTimeFunctions`).
 enum ScalarFunctions {
-    static let names: Set<String> = ["length", "lower", "upper", "substr", "abs", "coalesce", "ifnull", "typeof",
-                                     "trim", "instr", "replace", "round", "max", "min"]
+    static let names: Set<String> = Set(["length", "lower", "upper", "substr", "substring", "abs", "coalesce", "ifnull", "typeof",
+                                     "trim", "ltrim", "rtrim", "instr", "replace", "round", "max", "min", "nullif", "iif",
+                                     "hex", "quote", "unicode", "char", "zeroblob", "randomblob", "random", "likely",
+                                     "unlikely", "likelihood", "printf", "format", "sqlite_version", "changes",
+                                     "last_insert_rowid", "total_changes"]).union(DateTimeFunctions.names)
     static let aggregateNames: Set<String> = ["count", "sum", "total", "avg", "min", "max", "group_concat"]
+
+    /// Blobs above this size (zeroblob, randomblob) are refused rather than built in memory.
+    static let blobLimit: Int64 = 64 << 20
 
     /// Checks the argument count at prepare time, as SQLite does.
     static func checkArity(_ name: String, _ count: Int) throws {
         let ok: Bool
         switch name {
-        case "length", "lower", "upper", "abs", "typeof": ok = count == 1
-        case "substr": ok = count == 2 || count == 3
+        case "length", "lower", "upper", "abs", "typeof", "hex", "quote", "unicode", "zeroblob", "randomblob",
+             "likely", "unlikely":
+            ok = count == 1
+        case "substr", "substring": ok = count == 2 || count == 3
         case "coalesce": ok = count >= 2
-        case "ifnull", "instr": ok = count == 2
-        case "trim", "round": ok = count == 1 || count == 2
-        case "replace": ok = count == 3
+        case "ifnull", "instr", "nullif", "likelihood": ok = count == 2
+        case "trim", "ltrim", "rtrim", "round": ok = count == 1 || count == 2
+        case "replace", "iif": ok = count == 3
         case "max", "min": ok = count >= 1
+        case "random", "sqlite_version", "changes", "last_insert_rowid", "total_changes",
+             "current_date", "current_time", "current_timestamp":
+            ok = count == 0
         default: ok = true
         }
         if !ok { throw SQLExecutionError("wrong number of arguments to function \(name)()") }
     }
 
-    static func call(_ name: String, _ args: [DAOValue]) throws -> DAOValue {
+    /// Checks a call at prepare time: its argument count, and likelihood()'s constant.
+    static func check(_ name: String, _ args: [Expr]) throws {
+        try checkArity(name, args.count)
+        if name == "likelihood" {
+            // SQLite wants a real literal (not an expression, not an integer) in 0.0...1.0.
+            guard case .literal(.real(let p)) = args[1], p >= 0, p <= 1 else {
+                throw SQLExecutionError("second argument to likelihood() must be a constant between 0.0 and 1.0")
+            }
+        }
+    }
+
+    /// Evaluates a call: iif, coalesce and ifnull evaluate only the arguments they need (as
+    /// SQLite's code does), the others all of their arguments first.
+    static func evaluate(_ name: String, _ args: [Expr], _ context: RowContext) throws -> DAOValue {
+        switch name {
+        case "iif":
+            if try Evaluator.condition(args[0], context) == true { return try Evaluator.evaluate(args[1], context) }
+            return try Evaluator.evaluate(args[2], context)
+        case "coalesce", "ifnull":
+            for (index, arg) in args.enumerated() {
+                let value = try Evaluator.evaluate(arg, context)
+                if case .null = value, index < args.count - 1 { continue }
+                return value
+            }
+            return .null
+        default:
+            return try call(name, args.map { try Evaluator.evaluate($0, context) }, context)
+        }
+    }
+
+    static func call(_ name: String, _ args: [DAOValue], _ context: RowContext? = nil) throws -> DAOValue {
+        if DateTimeFunctions.names.contains(name) { return try DateTimeFunctions.call(name, args, context) }
         switch name {
         case "length":
             switch args[0] {
@@ -45,7 +90,7 @@ enum ScalarFunctions {
                 return b
             }
             return .text(String(decoding: bytes, as: UTF8.self))
-        case "substr": return substr(args)
+        case "substr", "substring": return substr(args)
         case "abs":
             switch args[0] {
             case .null: return .null
@@ -65,7 +110,7 @@ enum ScalarFunctions {
             case .text: return .text("text")
             case .blob: return .text("blob")
             }
-        case "trim":
+        case "trim", "ltrim", "rtrim":
             guard let text = SQLValues.text(of: args[0]) else { return .null }
             var set: Set<Unicode.Scalar> = [" "]
             if args.count == 2 {
@@ -73,8 +118,8 @@ enum ScalarFunctions {
                 set = Set(chars.unicodeScalars)
             }
             var scalars = Array(text.unicodeScalars)[...]
-            while let first = scalars.first, set.contains(first) { scalars = scalars.dropFirst() }
-            while let last = scalars.last, set.contains(last) { scalars = scalars.dropLast() }
+            if name != "rtrim" { while let first = scalars.first, set.contains(first) { scalars = scalars.dropFirst() } }
+            if name != "ltrim" { while let last = scalars.last, set.contains(last) { scalars = scalars.dropLast() } }
             var result = String.UnicodeScalarView()
             result.append(contentsOf: scalars)
             return .text(String(result))
@@ -116,15 +161,16 @@ enum ScalarFunctions {
             for arg in args {
                 if case .null = arg { return .null }
                 if let current = best {
+                    // As SQLite's minmaxFunc: among equal values min() takes the last, max() the first.
                     let c = SQLValues.compare(arg, current)
-                    if (name == "max" && c > 0) || (name == "min" && c < 0) { best = arg }
+                    if (name == "max" && c > 0) || (name == "min" && c <= 0) { best = arg }
                 } else {
                     best = arg
                 }
             }
             return best ?? .null
         default:
-            throw DAOError.unsupported("function \(name)")
+            return try ValueFunctions.call(name, args, context)
         }
     }
 

@@ -130,7 +130,7 @@ struct ExpressionGenerator {
 
     func function(_ d: Int, random: inout SeededRandom) -> String {
         let x = scalar(d, random: &random)
-        switch random.int(0...14) {
+        switch random.int(0...23) {
         case 0: return "length(\(x))"
         case 1: return "lower(\(x))"
         case 2: return "upper(\(x))"
@@ -151,6 +151,16 @@ struct ExpressionGenerator {
             return "replace(\(OpenFindings.avoid("F14") ? "CAST(\(x) AS TEXT)" : x), \(pattern), \(leaf(random: &random)))"
         case 12: return "round(\(x))"
         case 13: return "round(\(x), \(random.int(-1...4)))"
+        // Issue 15 item 6.
+        case 15: return "nullif(\(x), \(leaf(random: &random)))"
+        case 16: return "iif(\(condition(d, random: &random)), \(x), \(leaf(random: &random)))"
+        case 17: return random.chance(0.5) ? "hex(\(x))" : "quote(\(x))"
+        case 18: return random.chance(0.5) ? "unicode(\(x))" : "\(random.pick(["ltrim", "rtrim"]))(\(x))"
+        case 19: return "printf(\(random.pick(["'%d'", "'%5.2f|%s'", "'%x %e'", "'%-6s|%g'", "'%q'", "'%!.3g %i'"])), \(x), \(leaf(random: &random)))"
+        case 20: return "max(\(x), \(leaf(random: &random)), \(leaf(random: &random)))"
+        case 21: return "\(random.pick(["date", "datetime", "julianday", "unixepoch"]))(\(x)\(random.chance(0.5) ? ", " + random.pick(["'+1 day'", "'start of month'", "'unixepoch'", "'-3 hours'"]) : ""))"
+        case 22: return "strftime('%Y-%m-%d %H:%M:%f %j %w', \(x))"
+        case 23: return "min(\(x), \(leaf(random: &random)))"
         default: return "length(CAST(\(x) AS TEXT))"
         }
     }
