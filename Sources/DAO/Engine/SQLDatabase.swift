@@ -36,6 +36,12 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Tables by lower-cased name.
     @exclusivity(unchecked) var tables: [String: TableState] = [:]
+    /// Views by lower-cased name (Engine/SQLDatabase+Views.swift): persisted ones, TEMP ones.
+    @exclusivity(unchecked) var views: [String: ViewDefinition] = [:]
+    @exclusivity(unchecked) var tempViews: [String: ViewDefinition] = [:]
+    /// Whether the views record is to be written at commit; views being expanded (cycles).
+    var viewsDirty = false
+    @exclusivity(unchecked) var viewsExpanding: Set<String> = []
     var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
@@ -231,6 +237,8 @@ public final class SQLDatabase: @unchecked Sendable {
         let context = self.context
         context.parameters = parameters
         context.rowid = 0
+        context.database = self
+        if !context.subqueries.results.isEmpty { context.subqueries = SubqueryCache() }
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)
         case .insert(let insert): return try runInsert(insert, context, cache: cache)
@@ -238,6 +246,8 @@ public final class SQLDatabase: @unchecked Sendable {
         case .delete(let delete): return try runDelete(delete, context)
         case .createTable(let create): try createTable(create); return SQLResult()
         case .createIndex(let create): try createIndex(create); return SQLResult()
+        case .createView(let create): try createView(create); return SQLResult()
+        case .dropView(let name, let ifExists): try dropView(name, ifExists: ifExists); return SQLResult()
         case .dropTable(let name, let ifExists): try dropTable(name, ifExists: ifExists); return SQLResult()
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
         case .addColumn(let table, let column): try addColumn(table, column); return SQLResult()
@@ -259,11 +269,12 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
         pendingVersionRecord = nil
+        viewsDirty = false
     }
 
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
-        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty && pendingVersionRecord == nil {
+        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty && pendingVersionRecord == nil && !viewsDirty {
             undoLog.removeAll(keepingCapacity: true)
             return
         }
@@ -284,6 +295,7 @@ public final class SQLDatabase: @unchecked Sendable {
         if let pendingVersionRecord {
             batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
         }
+        if viewsDirty { try putViewsRecord(into: &batch) }
         // The first change after a checkpoint makes it stale, in the same atomic batch.
         if checkpointRecordPresent, let checkpointSpace {
             batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
@@ -314,6 +326,7 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
         pendingVersionRecord = nil
+        viewsDirty = false
     }
 
     func catalogKeySpace() throws -> LogStore.KeySpace {

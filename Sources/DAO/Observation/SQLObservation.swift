@@ -88,13 +88,14 @@ public struct SQLObservation: AsyncSequence, Sendable {
 }
 
 extension SQLDatabase {
-    /// The tables (lower-cased) a query reads: its FROM table, none for a SELECT without FROM.
+    /// The tables (lower-cased) a query reads: its FROM tables, the tables of the views and
+    /// subqueries it reads; none for a SELECT without FROM.
     /// - Throws: `DAOError.syntax` / `.unsupported` for a statement that is not a SELECT.
     func tablesRead(by sql: String) throws -> Set<String> {
         let parsed = try withStatementLock { try parsedStatement(sql) }
         guard case .select(let select) = parsed.statement else {
             throw DAOError.unsupported("observing a statement other than SELECT")
         }
-        return select.table.map { [$0.lowercased()] } ?? []
+        return try withStatementLock { tablesRead(select) }
     }
 }

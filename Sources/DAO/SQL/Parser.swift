@@ -138,9 +138,13 @@ struct Parser {
     }
 
     private mutating func parseCreate() throws -> Statement {
+        let start = current.start
         try expectKeyword("CREATE")
-        if acceptKeyword("TEMP") || acceptKeyword("TEMPORARY") { throw DAOError.unsupported("TEMP") }
-        if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
+        if acceptKeyword("TEMP") || acceptKeyword("TEMPORARY") {
+            guard peekKeyword("VIEW") else { throw DAOError.unsupported("TEMP") }
+            return .createView(try parseCreateView(start: start, temporary: true))
+        }
+        if peekKeyword("VIEW") { return .createView(try parseCreateView(start: start, temporary: false)) }
         if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
         if peekKeyword("VIRTUAL") { throw DAOError.unsupported("VIRTUAL TABLE") }
         let unique = acceptKeyword("UNIQUE")
@@ -329,9 +333,35 @@ struct Parser {
         }
     }
 
+    /// `VIEW [IF NOT EXISTS] name [(columns)] AS select` after CREATE [TEMP].
+    private mutating func parseCreateView(start: Int, temporary: Bool) throws -> CreateViewStatement {
+        try expectKeyword("VIEW")
+        let ifNotExists = try parseIfNotExists()
+        let name = try parseName()
+        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        var columns: [String]?
+        if acceptSymbol("(") {
+            var names: [String] = []
+            repeat { names.append(try parseName()) } while acceptSymbol(",")
+            try expectSymbol(")")
+            columns = names
+        }
+        try expectKeyword("AS")
+        if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+        let select = try parseSelect()
+        let text = sourceText(from: start, to: tokens[position - 1].end)
+        return CreateViewStatement(name: name, temporary: temporary, ifNotExists: ifNotExists, columns: columns, select: select, text: text)
+    }
+
     private mutating func parseDrop() throws -> Statement {
         try expectKeyword("DROP")
-        if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
+        if acceptKeyword("VIEW") {
+            var ifExists = false
+            if acceptKeyword("IF") { try expectKeyword("EXISTS"); ifExists = true }
+            let name = try parseName()
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            return .dropView(name, ifExists: ifExists)
+        }
         if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
         let isTable: Bool
         if acceptKeyword("TABLE") { isTable = true } else { try expectKeyword("INDEX"); isTable = false }
@@ -452,8 +482,9 @@ struct Parser {
             }
             if (current.kind == .identifier || current.kind == .quotedIdentifier), tokens[position + 1].kind == .symbol,
                tokens[position + 1].text == ".", tokens[min(position + 2, tokens.count - 1)].text == "*" {
-                position += 3 // t.* on the one table
-                columns.append(ResultColumn(kind: .all, alias: nil, text: "*"))
+                let qualifier = current.text
+                position += 3 // t.*
+                columns.append(ResultColumn(kind: .all, alias: nil, text: "*", qualifier: qualifier))
                 continue
             }
             let start = current.start
@@ -472,23 +503,12 @@ struct Parser {
         var statement = SelectStatement(distinct: distinct, columns: columns, table: nil, tableAlias: nil, whereClause: nil,
                                         groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil)
         if acceptKeyword("FROM") {
-            if peekSymbol("(") { throw DAOError.unsupported("subquery") }
-            statement.table = try parseName()
-            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
-            if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
-            if acceptKeyword("AS") {
-                statement.tableAlias = try parseName()
-            } else if current.kind == .quotedIdentifier || (current.kind == .identifier && !Parser.reserved.contains(current.upper)
-                                                            && !["INDEXED"].contains(current.upper)) {
-                statement.tableAlias = current.text
-                position += 1
-            }
-            if peekSymbol(",") { throw DAOError.unsupported("JOIN") }
-            for word in ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL"] where peekKeyword(word) {
-                throw DAOError.unsupported("JOIN")
-            }
-            if peekKeyword("INDEXED") || (peekKeyword("NOT") && peekKeyword("INDEXED", at: 1)) {
-                throw DAOError.unsupported("INDEXED BY")
+            let items = try parseFromItems()
+            if items.count == 1, case .table(let name) = items[0].source {
+                statement.table = name
+                statement.tableAlias = items[0].alias
+            } else {
+                statement.from = items
             }
         }
         if acceptKeyword("WHERE") { statement.whereClause = try parseExpression() }
@@ -524,6 +544,70 @@ struct Parser {
             }
         }
         return statement
+    }
+
+    /// The items of a FROM clause: tables and `(SELECT ...)` with aliases, joined by commas,
+    /// `[NATURAL] [INNER | LEFT [OUTER] | CROSS] JOIN` with `ON` or `USING`.
+    private mutating func parseFromItems() throws -> [FromItem] {
+        var items: [FromItem] = []
+        var join = JoinOperator.inner
+        var natural = false
+        while true {
+            var item: FromItem
+            if acceptSymbol("(") {
+                guard peekKeyword("SELECT") else {
+                    if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+                    throw DAOError.unsupported("parenthesized join")
+                }
+                item = FromItem(source: .subquery(try parseSelect()))
+                try expectSymbol(")")
+            } else {
+                item = FromItem(source: .table(try parseName()))
+                if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+                if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
+            }
+            if acceptKeyword("AS") {
+                item.alias = try parseName()
+            } else if current.kind == .quotedIdentifier || (current.kind == .identifier && !Parser.reserved.contains(current.upper)
+                                                            && !["INDEXED"].contains(current.upper)) {
+                item.alias = current.text
+                position += 1
+            }
+            if peekKeyword("INDEXED") || (peekKeyword("NOT") && peekKeyword("INDEXED", at: 1)) {
+                throw DAOError.unsupported("INDEXED BY")
+            }
+            item.join = join
+            item.natural = natural
+            if !items.isEmpty {
+                if acceptKeyword("ON") {
+                    item.on = try parseExpression()
+                } else if acceptKeyword("USING") {
+                    try expectSymbol("(")
+                    var names: [String] = []
+                    repeat { names.append(try parseName()) } while acceptSymbol(",")
+                    try expectSymbol(")")
+                    item.using = names
+                }
+            }
+            items.append(item)
+            // The operator before the next item.
+            natural = false
+            if acceptSymbol(",") { join = .inner; continue }
+            if acceptKeyword("NATURAL") { natural = true }
+            if acceptKeyword("JOIN") { join = .inner; continue }
+            if acceptKeyword("INNER") { try expectKeyword("JOIN"); join = .inner; continue }
+            if acceptKeyword("CROSS") { try expectKeyword("JOIN"); join = .cross; continue }
+            if acceptKeyword("LEFT") {
+                _ = acceptKeyword("OUTER")
+                try expectKeyword("JOIN")
+                join = .left
+                continue
+            }
+            if peekKeyword("RIGHT") { throw DAOError.unsupported("RIGHT JOIN") }
+            if peekKeyword("FULL") { throw DAOError.unsupported("FULL JOIN") }
+            if natural { throw syntaxError() }
+            return items
+        }
     }
 
     // MARK: Expressions (SQLite's precedence, lowest first)
@@ -596,10 +680,23 @@ struct Parser {
             }
             if acceptKeyword("IN") {
                 guard acceptSymbol("(") else {
-                    if current.kind == .identifier || current.kind == .quotedIdentifier { throw DAOError.unsupported("IN table") }
-                    throw syntaxError()
+                    guard current.kind == .identifier || current.kind == .quotedIdentifier else { throw syntaxError() }
+                    // `x IN t`: the rows of t's one column.
+                    let name = try parseName()
+                    if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+                    if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
+                    let all = SelectStatement(distinct: false, columns: [ResultColumn(kind: .all, alias: nil, text: "*")], table: name,
+                                              tableAlias: nil, whereClause: nil, groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil)
+                    left = .inSelect(left, SubqueryPlan(all), negated: negated)
+                    continue
                 }
-                if peekKeyword("SELECT") || peekKeyword("WITH") { throw DAOError.unsupported("subquery") }
+                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+                if peekKeyword("SELECT") {
+                    let select = try parseSelect()
+                    try expectSymbol(")")
+                    left = .inSelect(left, SubqueryPlan(select), negated: negated)
+                    continue
+                }
                 var items: [Expr] = []
                 if !peekSymbol(")") {
                     repeat { items.append(try parseExpression()) } while acceptSymbol(",")
@@ -746,7 +843,12 @@ struct Parser {
             return .parameter(parameterCount - 1)
         case .symbol where token.text == "(":
             position += 1
-            if peekKeyword("SELECT") || peekKeyword("WITH") { throw DAOError.unsupported("subquery") }
+            if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+            if peekKeyword("SELECT") {
+                let select = try parseSelect()
+                try expectSymbol(")")
+                return .subquery(SubqueryPlan(select))
+            }
             let inner = try parseExpression()
             if peekSymbol(",") { throw DAOError.unsupported("row value") }
             try expectSymbol(")")
@@ -768,7 +870,13 @@ struct Parser {
                 let typeName = try parseTypeName()
                 try expectSymbol(")")
                 return .cast(inner, typeName: typeName)
-            case "EXISTS": throw DAOError.unsupported("EXISTS")
+            case "EXISTS":
+                position += 1
+                try expectSymbol("(")
+                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+                let select = try parseSelect()
+                try expectSymbol(")")
+                return .exists(SubqueryPlan(select), negated: false)
             case "SELECT": throw DAOError.unsupported("subquery")
             case "RAISE": throw DAOError.unsupported("RAISE")
             case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP": throw DAOError.unsupported(token.upper)
