@@ -79,6 +79,28 @@ final class JoinSubqueryViewTests: XCTestCase {
         }
     }
 
+    func testSubqueriesInInsertUpdateAndDeleteMatchSQLite() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        let oracle = try SQLiteOracle()
+        let statements = Self.schema + [
+            "INSERT INTO t2 VALUES((SELECT max(a) FROM t1), 'm', (SELECT count(*) FROM t2))",
+            "UPDATE t1 SET c = (SELECT max(z) FROM t2) WHERE a IN (SELECT x FROM t2)",
+            "DELETE FROM t2 WHERE NOT EXISTS (SELECT 1 FROM t1 WHERE a = x)",
+        ]
+        for statement in statements {
+            try db.execute(statement)
+            _ = try oracle.execute(statement)
+        }
+        for query in ["SELECT * FROM t1 ORDER BY a", "SELECT * FROM t2 ORDER BY y"] {
+            XCTAssertEqual(try db.execute(query).rows, try oracle.execute(query), query)
+        }
+        XCTAssertThrowsError(try db.execute("UPDATE t1 SET c = (SELECT count(*) FROM t2 WHERE x = a)")) { error in
+            guard case DAOError.unsupported(let name) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(name, "correlated subquery in UPDATE SET")
+        }
+    }
+
     func testInnerSideOfAJoinUsesAnIndex() throws {
         let temporary = try TemporaryStore()
         let db = try temporary.database
