@@ -238,7 +238,7 @@ public final class SQLDatabase: @unchecked Sendable {
         context.parameters = parameters
         context.rowid = 0
         context.database = self
-        if !context.subqueries.results.isEmpty { context.subqueries = SubqueryCache() }
+        if !context.subqueries.isEmpty { context.subqueries = SubqueryCache() }
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)
         case .insert(let insert): return try runInsert(insert, context, cache: cache)

@@ -41,11 +41,12 @@ final class SubqueryPlan: @unchecked Sendable {
 /// Results of the uncorrelated subqueries of one statement run, shared by the statement's
 /// row context and those of its correlated subqueries.
 final class SubqueryCache {
-    enum Result {
-        case rows([[DAOValue]])
-        case set(Set<ValueKey>, hasNull: Bool, isEmpty: Bool)
-    }
-    var results: [ObjectIdentifier: Result] = [:]
+    /// Rows by subquery.
+    var rows: [ObjectIdentifier: [[DAOValue]]] = [:]
+    /// IN (SELECT ...) value sets by subquery: values with the IN's affinity, whether NULL is
+    /// among them, whether the subquery gave no row.
+    var sets: [ObjectIdentifier: (values: Set<ValueKey>, hasNull: Bool, isEmpty: Bool)] = [:]
+    var isEmpty: Bool { rows.isEmpty && sets.isEmpty }
 }
 
 /// Runs subqueries for the evaluator: scalar, EXISTS, IN (SELECT ...) and FROM subqueries.
@@ -65,9 +66,9 @@ enum SubqueryRunner {
     /// when it is not correlated).
     static func rows(_ plan: SubqueryPlan, _ context: RowContext) throws -> [[DAOValue]] {
         let key = ObjectIdentifier(plan)
-        if !plan.correlated, case .rows(let rows)? = context.subqueries.results[key] { return rows }
+        if !plan.correlated, let rows = context.subqueries.rows[key] { return rows }
         let rows = try run(plan, context)
-        if !plan.correlated { context.subqueries.results[key] = .rows(rows) }
+        if !plan.correlated { context.subqueries.rows[key] = rows }
         return rows
     }
 
@@ -103,10 +104,10 @@ enum SubqueryRunner {
         let affinity = SQLValues.comparisonAffinity(left.affinity, plan.firstAffinity)
         let key = ObjectIdentifier(plan)
         let values: Set<ValueKey>, hasNull: Bool, isEmpty: Bool
-        if !plan.correlated, case .set(let cached, let null, let empty)? = context.subqueries.results[key] {
-            values = cached; hasNull = null; isEmpty = empty
+        if !plan.correlated, let cached = context.subqueries.sets[key] {
+            (values, hasNull, isEmpty) = cached
         } else {
-            let rows = try run(plan, context)
+            let rows = plan.correlated ? try run(plan, context) : try self.rows(plan, context)
             var set = Set<ValueKey>()
             var null = false
             for row in rows {
@@ -115,7 +116,7 @@ enum SubqueryRunner {
                 set.insert(ValueKey(values: [SQLValues.apply(affinity, to: value)]))
             }
             values = set; hasNull = null; isEmpty = rows.isEmpty
-            if !plan.correlated { context.subqueries.results[key] = .set(set, hasNull: null, isEmpty: rows.isEmpty) }
+            if !plan.correlated { context.subqueries.sets[key] = (set, null, rows.isEmpty) }
         }
         let value = try Evaluator.evaluate(left, context)
         if isEmpty { return .integer(negated ? 1 : 0) }
