@@ -50,8 +50,9 @@ final class JoinPlan {
     func finish(where whereClause: Expr?, reading: Set<Int>) throws {
         var pool = whereClause?.conjuncts ?? []
         for source in sources where source.join != .left { pool += source.on }
-        let hasLeft = sources.contains { $0.join == .left }
-        order = hasLeft ? Array(sources.indices) : greedyOrder(pool)
+        // SQLite keeps a LEFT JOIN's and a CROSS JOIN's operands in FROM order.
+        let fixed = sources.contains { $0.join == .left || $0.join == .cross }
+        order = fixed ? Array(sources.indices) : greedyOrder(pool)
         var position = [Int](repeating: 0, count: sources.count)
         for (level, s) in order.enumerated() { position[s] = level }
 
@@ -317,17 +318,16 @@ extension JoinPlan {
             }
             var names = item.using ?? []
             if item.natural {
-                names = scope[k].columns.map(\.name).filter { name in
-                    scope[0..<k].contains { source in source.columnIndex(name).map { !source.hidden.contains($0) } ?? false }
-                }
+                names = scope[k].columns.map(\.name).filter { name in scope[0..<k].contains { $0.columnIndex(name) != nil } }
             }
             for name in names {
-                let earlier = Array(scope[0..<k])
+                // As SQLite: the leftmost earlier source with that column (merged or not).
                 guard let right = scope[k].columnIndex(name),
-                      let found = try? Resolver.find(name, qualifier: nil, in: earlier), let column = found.column else {
+                      let left = scope[0..<k].firstIndex(where: { $0.columnIndex(name) != nil }),
+                      let column = scope[left].columnIndex(name) else {
                     throw SQLExecutionError("cannot join using column \(name) - column not present in both tables")
                 }
-                joinTerms[k].append(.binary(.equal, scope[found.source].expr(column: column), scope[k].expr(column: right)))
+                joinTerms[k].append(.binary(.equal, scope[left].expr(column: column), scope[k].expr(column: right)))
                 scope[k].hidden.insert(right)
             }
         }

@@ -174,7 +174,7 @@ struct Resolver {
             return try reference(name, qualifier: qualifier)
         case .outerSlot: return expr
         case .subquery(let plan):
-            let compiled = try compile(plan, firstRowOnly: true)
+            let compiled = try compile(plan, firstRowOnly: true, scalar: true)
             if compiled.columnCount != 1 {
                 throw SQLExecutionError("sub-select returns \(compiled.columnCount) columns - expected 1")
             }
@@ -237,16 +237,30 @@ struct Resolver {
     /// Compiles a subquery with this query's sources visible to it (as its depth 1), and
     /// notes what it reads of the queries around.
     /// - Throws: `DAOError.unsupported("subquery")` where no database is at hand (defaults).
-    mutating func compile(_ plan: SubqueryPlan, firstRowOnly: Bool) throws -> SubqueryPlan {
+    ///
+    /// A scalar subquery without ORDER BY answers the first row of a scan whose order SQLite
+    /// chooses (it may read a covering index): it runs whole and must give one value, or it is
+    /// refused when it runs (`scalar` and no LIMIT), or refused now (with a LIMIT, unless it is
+    /// an aggregate of one row).
+    mutating func compile(_ plan: SubqueryPlan, firstRowOnly: Bool, scalar: Bool = false) throws -> SubqueryPlan {
         guard let database else { throw DAOError.unsupported("subquery") }
         var statement = plan.statement
-        if firstRowOnly {
+        let hasFrom = statement.table != nil || !statement.from.isEmpty
+        let unordered = scalar && statement.orderBy.isEmpty && hasFrom
+        let checksSingleValue = unordered && statement.limit == nil && statement.offset == nil
+        if firstRowOnly && !checksSingleValue {
             // SQLite runs a scalar or EXISTS subquery as LIMIT 1 (LIMIT X becomes LIMIT X<>0).
             statement.limit = statement.limit.map { .binary(.notEqual, $0, .literal(.integer(0))) } ?? .literal(.integer(1))
         }
         let compiled = try database.compileSelect(statement, outer: [sources] + outer)
         for (depth, slots) in compiled.outerReads where depth > 1 { outerReads[depth - 1, default: []].formUnion(slots) }
-        return SubqueryPlan(statement: statement, compiled: compiled, schemaVersion: database.schemaVersion)
+        let oneRow = compiled.isAggregate && compiled.groupBy.isEmpty
+        if unordered && !checksSingleValue && !oneRow {
+            throw DAOError.unsupported("scalar subquery with LIMIT and no ORDER BY")
+        }
+        let made = SubqueryPlan(statement: statement, compiled: compiled, schemaVersion: database.schemaVersion)
+        made.checksSingleValue = checksSingleValue && !oneRow
+        return made
     }
 
     private func arity(_ name: String) -> SQLExecutionError { SQLExecutionError("wrong number of arguments to function \(name)()") }

@@ -12,6 +12,9 @@ final class SubqueryPlan: @unchecked Sendable {
     let columnCount: Int
     /// The affinity of its first result column (SQLite's IN affinity rule reads it).
     let firstAffinity: Affinity?
+    /// A scalar subquery without ORDER BY: all its rows must hold one value (see
+    /// `Resolver.compile`).
+    var checksSingleValue = false
     /// The access path of its last run (plan text); touched only under the statement lock.
     var lastAccess: (path: AccessPath, ordered: Bool)?
 
@@ -88,8 +91,15 @@ enum SubqueryRunner {
     }
 
     /// A scalar subquery: the first column of its first row, NULL when it has none.
+    /// - Throws: `DAOError.unsupported` when a subquery without ORDER BY gives several values
+    ///   (which one SQLite answers depends on the scan order it picks).
     static func scalar(_ plan: SubqueryPlan, _ context: RowContext) throws -> DAOValue {
-        try rows(plan, context).first?.first ?? .null
+        let rows = try rows(plan, context)
+        guard let first = rows.first?.first else { return .null }
+        if plan.checksSingleValue, rows.contains(where: { $0.first != first }) {
+            throw DAOError.unsupported("scalar subquery of several rows without ORDER BY")
+        }
+        return first
     }
 
     /// `[NOT] EXISTS`.
