@@ -43,7 +43,7 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
         let cases: [(String, String)] = [
             ("SELECT * FROM t RIGHT JOIN t AS u ON 1", "RIGHT JOIN"),
             ("SELECT * FROM t FULL JOIN t AS u ON 1", "FULL JOIN"),
-            ("SELECT * FROM (t JOIN t AS u ON 1)", "parenthesized join"),
+            ("SELECT * FROM t JOIN (t AS u JOIN t AS v ON 1) ON 1", "parenthesized join"),
             ("SELECT * FROM t LEFT JOIN t AS u ON u.a = v.a, t AS v", "ON clause of a LEFT JOIN naming a table joined after it"),
             ("SELECT (SELECT max(t.a) FROM t AS u) FROM t", "aggregate of an enclosing query's column in a subquery"),
             ("SELECT 1 UNION SELECT 2", "UNION"),

@@ -553,43 +553,21 @@ struct Parser {
         var join = JoinOperator.inner
         var natural = false
         while true {
-            var item: FromItem
-            if acceptSymbol("(") {
-                guard peekKeyword("SELECT") else {
-                    if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+            if items.isEmpty, peekSymbol("("), !peekKeyword("SELECT", at: 1), !peekKeyword("WITH", at: 1) {
+                // `(a JOIN b ...)` first in FROM reads as the same joins written without the
+                // parentheses (joins associate to the left); elsewhere, or with an alias, refused.
+                position += 1
+                try enterNesting()
+                items = try parseFromItems()
+                nesting -= 1
+                try expectSymbol(")")
+                if peekKeyword("AS") || current.kind == .quotedIdentifier
+                    || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
                     throw DAOError.unsupported("parenthesized join")
                 }
-                item = FromItem(source: .subquery(try parseSelect()))
-                try expectSymbol(")")
             } else {
-                item = FromItem(source: .table(try parseName()))
-                if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
-                if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
+                items.append(try parseFromItem(join: join, natural: natural, first: items.isEmpty))
             }
-            if acceptKeyword("AS") {
-                item.alias = try parseName()
-            } else if current.kind == .quotedIdentifier || (current.kind == .identifier && !Parser.reserved.contains(current.upper)
-                                                            && !["INDEXED"].contains(current.upper)) {
-                item.alias = current.text
-                position += 1
-            }
-            if peekKeyword("INDEXED") || (peekKeyword("NOT") && peekKeyword("INDEXED", at: 1)) {
-                throw DAOError.unsupported("INDEXED BY")
-            }
-            item.join = join
-            item.natural = natural
-            if !items.isEmpty {
-                if acceptKeyword("ON") {
-                    item.on = try parseExpression()
-                } else if acceptKeyword("USING") {
-                    try expectSymbol("(")
-                    var names: [String] = []
-                    repeat { names.append(try parseName()) } while acceptSymbol(",")
-                    try expectSymbol(")")
-                    item.using = names
-                }
-            }
-            items.append(item)
             // The operator before the next item.
             natural = false
             if acceptSymbol(",") { join = .inner; continue }
@@ -608,6 +586,47 @@ struct Parser {
             if natural { throw syntaxError() }
             return items
         }
+    }
+
+    /// One FROM item: a table or `(SELECT ...)`, its alias, and its ON or USING.
+    private mutating func parseFromItem(join: JoinOperator, natural: Bool, first: Bool) throws -> FromItem {
+        var item: FromItem
+        if acceptSymbol("(") {
+            guard peekKeyword("SELECT") else {
+                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+                throw DAOError.unsupported("parenthesized join")   // not first in FROM
+            }
+            item = FromItem(source: .subquery(try parseSelect()))
+            try expectSymbol(")")
+        } else {
+            item = FromItem(source: .table(try parseName()))
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
+        }
+        if acceptKeyword("AS") {
+            item.alias = try parseName()
+        } else if current.kind == .quotedIdentifier || (current.kind == .identifier && !Parser.reserved.contains(current.upper)
+                                                        && !["INDEXED"].contains(current.upper)) {
+            item.alias = current.text
+            position += 1
+        }
+        if peekKeyword("INDEXED") || (peekKeyword("NOT") && peekKeyword("INDEXED", at: 1)) {
+            throw DAOError.unsupported("INDEXED BY")
+        }
+        item.join = join
+        item.natural = natural
+        if !first {
+            if acceptKeyword("ON") {
+                item.on = try parseExpression()
+            } else if acceptKeyword("USING") {
+                try expectSymbol("(")
+                var names: [String] = []
+                repeat { names.append(try parseName()) } while acceptSymbol(",")
+                try expectSymbol(")")
+                item.using = names
+            }
+        }
+        return item
     }
 
     // MARK: Expressions (SQLite's precedence, lowest first)
