@@ -128,7 +128,7 @@ extension SQLDatabase {
         var order: [(Int, Bool)] = []
         for (index, term) in select.orderBy.enumerated() {
             guard case .literal(.integer(let k)) = term.expr else {
-                if case .column(nil, let name) = term.expr, let position = aliasPosition(name, select.core, nil) {
+                if case .column(nil, let name) = term.expr, let position = aliasPosition(name, select.core, Resolver(table: nil)) {
                     order.append((position, term.descending))
                     continue
                 }
@@ -239,20 +239,16 @@ extension SelectStatement {
         return core
     }
 
-    /// Every table name (lower-cased) a FROM names in this SELECT, its compound terms and its
-    /// WITH tables (a WITH table's own name among them when it is read: observing a stored
-    /// table of that name too only costs a needless rerun).
-    var tablesNamed: Set<String> {
-        var names = Set<String>()
-        if let table { names.insert(table.lowercased()) }
-        for term in compound { names.formUnion(term.select.tablesNamed) }
-        for cte in with?.tables ?? [] { names.formUnion(cte.select.tablesNamed) }
-        return names
-    }
-
-    /// Whether a FROM of this SELECT or of its compound terms names `key` (lower-cased).
+    /// Whether a FROM of this SELECT (a table, a join item, a subquery in FROM) or of its
+    /// compound terms names `key` (lower-cased).
     func readsTable(_ key: String) -> Bool {
         if table?.lowercased() == key { return true }
+        for item in from {
+            switch item.source {
+            case .table(let name): if name.lowercased() == key { return true }
+            case .subquery(let select): if select.readsTable(key) { return true }
+            }
+        }
         return compound.contains { $0.select.readsTable(key) }
     }
 }

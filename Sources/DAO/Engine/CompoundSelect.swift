@@ -78,11 +78,11 @@ extension SQLDatabase {
             }
             var found: Int?
             for (core, resolved) in zip(cores, compiled) {
-                if case .column(nil, let name) = term.expr, let position = aliasPosition(name, core, resolved.table) {
+                var resolver = try scopeResolver(core, resolved.table)
+                if case .column(nil, let name) = term.expr, let position = aliasPosition(name, core, resolver) {
                     found = position
                     break
                 }
-                var resolver = Resolver(table: resolved.table, alias: core.tableAlias)
                 if let expr = try? resolver.resolve(term.expr, allowAggregates: false) {
                     let text = String(describing: expr)
                     if let position = resolved.outputs.firstIndex(where: { String(describing: $0) == text }) {
@@ -97,6 +97,15 @@ extension SQLDatabase {
             order.append((found, term.descending))
         }
         return order
+    }
+
+    /// A resolver over a core's FROM (its table, or its joined sources), for matching ORDER BY
+    /// terms of the whole against the core's result columns.
+    private func scopeResolver(_ core: SelectStatement, _ table: TableState?) throws -> Resolver {
+        var resolver = Resolver(table: table, alias: core.tableAlias)
+        resolver.database = self
+        if !core.from.isEmpty { _ = try JoinPlan.build(core.from, self, &resolver) }
+        return resolver
     }
 
     /// Rows of a compound without ORDER BY (see the type's comment).

@@ -86,6 +86,17 @@ struct Planner {
                     values.append(SQLValues.apply(SQLValues.comparing(affinity), to: raw))
                 }
                 if usable { found.append((slot, .equal(values))) }
+            case .inSelect(.slot(let slot, let affinity), let plan, negated: false) where !plan.correlated:
+                // An uncorrelated IN (SELECT ...): its values, with the IN's affinity, as keys.
+                let comparison = SQLValues.comparisonAffinity(affinity, plan.firstAffinity)
+                guard Planner.indexOrderHolds(column: affinity, comparison: comparison) else { continue }
+                var values: [DAOValue] = []
+                for row in try SubqueryRunner.rows(plan, context) {
+                    guard let raw = row.first else { continue }
+                    if case .null = raw { continue }
+                    values.append(SQLValues.apply(comparison, to: raw))
+                }
+                found.append((slot, .equal(values)))
             case .between(.slot(let slot, let affinity), let low, let high, negated: false):
                 if let l = try constant(low), let h = try constant(high),
                    Planner.indexOrderHolds(column: affinity, comparison: SQLValues.comparisonAffinity(affinity, low.affinity)),

@@ -40,6 +40,7 @@ extension SQLDatabase {
                 values = [[]]
             } else {
                 var resolver = Resolver(table: nil)
+                resolver.database = self
                 let resolved = try rows.map { row in try row.map { try resolver.resolve($0, allowAggregates: false) } }
                 if let first = resolved.first, first.count != targets.count {
                     throw SQLExecutionError(insert.columns == nil
@@ -241,6 +242,7 @@ extension SQLDatabase {
     func runUpdate(_ update: UpdateStatement, _ context: RowContext) throws -> SQLResult {
         let table = try self.table(named: update.table)
         var resolver = Resolver(table: table)
+        resolver.database = self
         let whereClause = try update.whereClause.map { try resolver.resolve($0, allowAggregates: false) }
         var assignments: [(Int, Expr)] = []
         for (name, expr) in update.assignments {
@@ -248,7 +250,12 @@ extension SQLDatabase {
             if let index = table.definition.columnIndex(name) { target = index }
             else if Resolver.rowidNames.contains(name.lowercased()) { target = -1 }
             else { throw DAOError.noSuchColumn(name) }
-            assignments.append((target, try resolver.resolve(expr, allowAggregates: false)))
+            let resolved = try resolver.resolve(expr, allowAggregates: false)
+            var plans: [(String, SubqueryPlan)] = []
+            resolved.collectSubqueries(into: &plans)
+            // Rows change while SET runs: a subquery run per row could see some of them changed.
+            if plans.contains(where: { $0.1.correlated }) { throw DAOError.unsupported("correlated subquery in UPDATE SET") }
+            assignments.append((target, resolved))
         }
         let matches = try matchingRows(table, whereClause, context)
         for (rowid, old) in matches {
@@ -280,6 +287,7 @@ extension SQLDatabase {
     func runDelete(_ delete: DeleteStatement, _ context: RowContext) throws -> SQLResult {
         let table = try self.table(named: delete.table)
         var resolver = Resolver(table: table)
+        resolver.database = self
         let whereClause = try delete.whereClause.map { try resolver.resolve($0, allowAggregates: false) }
         let matches = try matchingRows(table, whereClause, context)
         for (rowid, row) in matches { deleteRow(table, rowid: rowid, row: row) }

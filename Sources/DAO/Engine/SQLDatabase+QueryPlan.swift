@@ -5,7 +5,12 @@ extension SQLDatabase {
     /// `EXPLAIN QUERY PLAN`: `SCAN t`, `SCAN t REVERSE`, `SEARCH t USING ROWID (2 lookups)`,
     /// `SEARCH t USING ROWID RANGE 5...9`, `SEARCH t USING INDEX t_name (1 range)`, each followed
     /// by `, ORDER BY FROM INDEX` when no sort is needed for the ORDER BY, or `, SORT` when it is.
-    /// A SELECT without FROM answers `CONSTANT ROW`.
+    /// A SELECT without FROM answers `CONSTANT ROW`. A join answers one line per nested loop,
+    /// outermost first (`SCAN t1`, then `SEARCH t2 USING INDEX t2_x` when the inner side is
+    /// reached through an index, `LEFT ` before a LEFT JOIN's table, `USE TEMP B-TREE FOR ORDER
+    /// BY` when it sorts); each subquery adds a line (`SCALAR SUBQUERY`, `EXISTS SUBQUERY`,
+    /// `LIST SUBQUERY`, prefixed `CORRELATED ` when it runs per outer row; `MATERIALIZE s` for
+    /// one in FROM) followed by its own plan indented by two spaces. Lines end with "\n".
     ///
     /// The statement is run (reads only) to plan it with its arguments bound; its rows are
     /// dropped.
@@ -20,8 +25,45 @@ extension SQLDatabase {
             }
             lastAccess = nil
             _ = try run(parsed, parameters: arguments)
-            guard let tableName = select.table, let table = tables[tableName.lowercased()] else { return "CONSTANT ROW" }
-            guard let (path, ordered) = lastAccess else { return "SCAN \(table.name)" }
+            guard let compiled = parsed.compiled.select else { return "CONSTANT ROW" }
+            return planLines(compiled, select, access: lastAccess).joined(separator: "\n")
+        }
+    }
+
+    /// The plan of one compiled SELECT: a line per source (outermost loop first), then each
+    /// subquery's kind and its plan indented.
+    func planLines(_ compiled: CompiledSelect, _ select: SelectStatement, access: (path: AccessPath, ordered: Bool)?) -> [String] {
+        var lines: [String]
+        if let join = compiled.join {
+            lines = join.planLines()
+            for source in join.sources {
+                guard let subquery = source.subquery, let inner = subquery.box?.select else { continue }
+                lines.append("MATERIALIZE \(source.name)")
+                lines += planLines(inner, subquery.statement, access: subquery.lastAccess).map { "  " + $0 }
+            }
+            if !select.orderBy.isEmpty { lines.append("USE TEMP B-TREE FOR ORDER BY") }
+        } else if let table = compiled.table {
+            lines = [singleTablePlan(table, select, access)]
+        } else {
+            lines = ["CONSTANT ROW"]
+        }
+        var exprs = compiled.outputs + compiled.groupBy + compiled.orderBy.map(\.expr)
+        exprs += [compiled.whereClause, compiled.having].compactMap { $0 }
+        exprs += compiled.join?.sources.flatMap(\.on) ?? []
+        var plans: [(String, SubqueryPlan)] = []
+        for expr in exprs { expr.collectSubqueries(into: &plans) }
+        var seen = Set<ObjectIdentifier>()
+        for (kind, plan) in plans where seen.insert(ObjectIdentifier(plan)).inserted {
+            guard let inner = plan.box?.select else { continue }
+            lines.append((plan.correlated ? "CORRELATED " : "") + kind)
+            lines += planLines(inner, plan.statement, access: plan.lastAccess).map { "  " + $0 }
+        }
+        return lines
+    }
+
+    /// `SCAN t`, `SEARCH t USING ...` for a query on one table.
+    private func singleTablePlan(_ table: TableState, _ select: SelectStatement, _ access: (path: AccessPath, ordered: Bool)?) -> String {
+            guard let (path, ordered) = access else { return "SCAN \(table.name)" }
             var text: String
             switch path {
             case .fullScan(let reverse): text = "SCAN \(table.name)" + (reverse ? " REVERSE" : "")
@@ -35,6 +77,19 @@ extension SQLDatabase {
             }
             if !select.orderBy.isEmpty { text += ordered ? ", ORDER BY FROM INDEX" : ", SORT" }
             return text
+    }
+}
+
+extension Expr {
+    /// The subqueries inside, with SQLite's plan word for each kind.
+    func collectSubqueries(into plans: inout [(String, SubqueryPlan)]) {
+        switch self {
+        case .subquery(let plan): plans.append(("SCALAR SUBQUERY", plan))
+        case .exists(let plan, _): plans.append(("EXISTS SUBQUERY", plan))
+        case .inSelect(let left, let plan, _):
+            left.collectSubqueries(into: &plans)
+            plans.append(("LIST SUBQUERY", plan))
+        default: for child in children { child.collectSubqueries(into: &plans) }
         }
     }
 }

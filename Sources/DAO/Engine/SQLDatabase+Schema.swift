@@ -33,7 +33,8 @@ extension SQLDatabase {
         if checkpoint == nil || catalogRecords.count != checkpoint?.tables.count {
             catalogRecords = try store.entries(space: space)
         }
-        for (key, value) in catalogRecords where key != SchemaVersionRecord.key {
+        try loadViews(space: space)
+        for (key, value) in catalogRecords where key != SchemaVersionRecord.key && key != ViewCatalog.key {
             let name = String(decoding: key, as: UTF8.self)
             let record = try CatalogCodec.decode(value, name: name)
             guard let createText = record.statements.first,
@@ -95,6 +96,7 @@ extension SQLDatabase {
 
     func createTable(_ statement: CreateTableStatement) throws {
         let key = statement.name.lowercased()
+        if views[key] != nil || tempViews[key] != nil { throw SQLExecutionError("view \(statement.name) already exists") }
         if tables[key] != nil || indexNamed(key) != nil {
             if statement.ifNotExists && tables[key] != nil { return }
             throw SQLExecutionError("\(tables[key] != nil ? "table" : "index") \(statement.name) already exists")
@@ -160,6 +162,7 @@ extension SQLDatabase {
         let key = name.lowercased()
         if dropTemporaryTable(key) { return }
         guard let table = tables[key] else {
+            if views[key] != nil || tempViews[key] != nil { throw SQLExecutionError("use DROP VIEW to delete view \(name)") }
             if ifExists { return }
             throw DAOError.noSuchTable(name)
         }

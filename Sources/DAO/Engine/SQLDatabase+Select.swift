@@ -96,6 +96,10 @@ final class CompiledSelect {
     let isAggregate: Bool
     /// Column positions the query reads (nil: all of them).
     let columns: [Int]?
+    /// The joined sources, when FROM has several items or a subquery (`table` is then nil).
+    var join: JoinPlan?
+    /// Slots of enclosing queries' rows it reads, by depth (a correlated subquery).
+    var outerReads: [Int: Set<Int>] = [:]
 
     init(table: TableState?, names: [String], outputs: [Expr], whereClause: Expr?, groupBy: [Expr], having: Expr?,
          orderBy: [(expr: Expr, descending: Bool, output: Int?)], aggregates: [AggregateCall], isAggregate: Bool, columns: [Int]?) {
@@ -139,14 +143,26 @@ extension SQLDatabase {
 
     /// Runs a SELECT and returns its rows.
     /// Resolves a SELECT against the current schema (cached per statement and schema version).
-    func compileSelect(_ select: SelectStatement) throws -> CompiledSelect {
+    /// `outer`: the sources of the queries around a subquery, innermost first.
+    func compileSelect(_ select: SelectStatement, outer: [[ScopeSource]] = []) throws -> CompiledSelect {
+        if let name = select.table, tables[name.lowercased()] == nil, try viewStatement(named: name) != nil {
+            // A view: one FROM item that is its query.
+            var viaView = select
+            viaView.table = nil
+            viaView.tableAlias = nil
+            viaView.from = [FromItem(source: .table(name), alias: select.tableAlias)]
+            return try compileSelect(viaView, outer: outer)
+        }
         let table = try select.table.map { try self.table(named: $0) }
         var resolver = Resolver(table: table, alias: select.tableAlias)
+        resolver.database = self
+        resolver.outer = outer
         for column in select.columns {
             if let alias = column.alias, case .expression(let expr) = column.kind {
                 resolver.aliases[alias.lowercased()] = expr
             }
         }
+        let join = select.from.isEmpty ? nil : try JoinPlan.build(select.from, self, &resolver)
 
         // Result columns.
         var names: [String] = []
@@ -154,20 +170,16 @@ extension SQLDatabase {
         for column in select.columns {
             switch column.kind {
             case .all:
-                guard let table else { throw SQLExecutionError("no tables specified") }
-                for (index, definition) in table.definition.columns.enumerated() {
-                    names.append(definition.name)
-                    outputs.append(.slot(index, definition.affinity))
+                for (name, expr) in try resolver.star(column.qualifier) {
+                    names.append(name)
+                    outputs.append(expr)
                 }
             case .expression(let expr):
                 outputs.append(try resolver.resolve(expr, allowAggregates: true))
                 if let alias = column.alias {
                     names.append(alias)
-                } else if case .column(_, let name) = expr, let table, let index = table.definition.columnIndex(name) {
-                    names.append(table.definition.columns[index].name)
-                } else if case .column(_, let name) = expr, let table, Resolver.rowidNames.contains(name.lowercased()),
-                          let alias = table.definition.rowidColumn {
-                    names.append(table.definition.columns[alias].name)
+                } else if case .column(let qualifier, let name) = expr, let shown = resolver.displayName(name, qualifier: qualifier) {
+                    names.append(shown)
                 } else if case .column(_, let name) = expr {
                     names.append(name)
                 } else {
@@ -186,7 +198,7 @@ extension SQLDatabase {
                 groupBy.append(outputs[Int(k) - 1])
                 continue
             }
-            if case .column(nil, let name) = term, let position = aliasPosition(name, select, table) {
+            if case .column(nil, let name) = term, let position = aliasPosition(name, select, resolver) {
                 groupBy.append(outputs[position])
                 continue
             }
@@ -203,7 +215,7 @@ extension SQLDatabase {
                 orderBy.append((outputs[Int(k) - 1], term.descending, Int(k) - 1))
                 continue
             }
-            if case .column(nil, let name) = term.expr, let position = aliasPosition(name, select, table) {
+            if case .column(nil, let name) = term.expr, let position = aliasPosition(name, select, resolver) {
                 orderBy.append((outputs[position], term.descending, position))
                 continue
             }
@@ -221,9 +233,13 @@ extension SQLDatabase {
         having?.collectSlots(into: &slots)
         for call in aggregates { for arg in call.args { arg.collectSlots(into: &slots) } }
         let columns = slots.filter { $0 >= 0 }.sorted()
-        return CompiledSelect(table: table, names: names, outputs: outputs, whereClause: whereClause, groupBy: groupBy,
-                              having: having, orderBy: orderBy, aggregates: aggregates, isAggregate: isAggregate,
-                              columns: columns.count == (table?.definition.columns.count ?? 0) ? nil : columns)
+        try join?.finish(where: whereClause, reading: slots)
+        let compiled = CompiledSelect(table: table, names: names, outputs: outputs, whereClause: whereClause, groupBy: groupBy,
+                                      having: having, orderBy: orderBy, aggregates: aggregates, isAggregate: isAggregate,
+                                      columns: columns.count == (table?.definition.columns.count ?? 0) ? nil : columns)
+        compiled.join = join
+        compiled.outerReads = resolver.outerReads
+        return compiled
     }
 
     /// Runs a SELECT and returns its rows.
@@ -344,7 +360,9 @@ extension SQLDatabase {
                     groups[index].rowid = context.rowid
                 }
             }
-            if let table {
+            if let join = compiled.join {
+                try join.run(self, context) { try accumulate(); return true }
+            } else if let table {
                 try scan(table, path) { rowid in
                     guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
                     context.rowid = rowid
@@ -356,7 +374,7 @@ extension SQLDatabase {
                 try accumulate()
             }
             if groups.isEmpty && groupBy.isEmpty {
-                let columnCount = table?.definition.columns.count ?? 0
+                let columnCount = compiled.join?.width ?? table?.definition.columns.count ?? 0
                 groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: Array(repeating: .null, count: columnCount), rowid: 0))
                 groupKeys.append([])
             }
@@ -370,6 +388,8 @@ extension SQLDatabase {
                 if let having, try Evaluator.condition(having, context) != true { continue }
                 if try !emit() { break }
             }
+        } else if let join = compiled.join {
+            try join.run(self, context) { try emit() }
         } else if let table {
             try scan(table, path) { rowid in
                 guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
@@ -417,12 +437,12 @@ extension SQLDatabase {
 
     /// The result column whose alias is `name`, unless the name is a column of the table
     /// (SQLite resolves ORDER BY and GROUP BY identifiers against aliases first).
-    func aliasPosition(_ name: String, _ select: SelectStatement, _ table: TableState?) -> Int? {
+    func aliasPosition(_ name: String, _ select: SelectStatement, _ resolver: Resolver) -> Int? {
         let lowered = name.lowercased()
         var position = 0
         for column in select.columns {
             switch column.kind {
-            case .all: position += table?.definition.columns.count ?? 0
+            case .all: position += (try? resolver.star(column.qualifier).count) ?? 0
             case .expression:
                 if column.alias?.lowercased() == lowered { return position }
                 position += 1

@@ -47,6 +47,12 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var rowCapture = RowCapture()
     /// WITH tables declared by the running statement and not computed yet.
     @exclusivity(unchecked) var commonTables = CommonTableScope()
+    /// Views by lower-cased name (Engine/SQLDatabase+Views.swift): persisted ones, TEMP ones.
+    @exclusivity(unchecked) var views: [String: ViewDefinition] = [:]
+    @exclusivity(unchecked) var tempViews: [String: ViewDefinition] = [:]
+    /// Whether the views record is to be written at commit; views being expanded (cycles).
+    var viewsDirty = false
+    @exclusivity(unchecked) var viewsExpanding: Set<String> = []
     var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
@@ -249,6 +255,8 @@ public final class SQLDatabase: @unchecked Sendable {
         context.parameters = parameters
         context.statementTime = nil
         context.rowid = 0
+        context.database = self
+        if !context.subqueries.isEmpty { context.subqueries = SubqueryCache() }
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache)
         case .insert(let insert) where insert.returning != nil:   // Returning.swift
@@ -263,6 +271,8 @@ public final class SQLDatabase: @unchecked Sendable {
         case .createTable(let create) where create.temporary: try createTemporaryTable(create); return SQLResult()
         case .createTable(let create): try createTable(create); return SQLResult()
         case .createIndex(let create): try createIndex(create); return SQLResult()
+        case .createView(let create): try createView(create); return SQLResult()
+        case .dropView(let name, let ifExists): try dropView(name, ifExists: ifExists); return SQLResult()
         case .dropTable(let name, let ifExists): try dropTable(name, ifExists: ifExists); return SQLResult()
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
         case .addColumn(let table, let column): try refuseTemporary(table); try addColumn(table, column); return SQLResult()
@@ -287,11 +297,12 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
         pendingVersionRecord = nil
+        viewsDirty = false
     }
 
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
-        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty && pendingVersionRecord == nil {
+        if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty && pendingVersionRecord == nil && !viewsDirty {
             undoLog.removeAll(keepingCapacity: true)
             return
         }
@@ -312,6 +323,7 @@ public final class SQLDatabase: @unchecked Sendable {
         if let pendingVersionRecord {
             batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
         }
+        if viewsDirty { try putViewsRecord(into: &batch) }
         // The first change after a checkpoint makes it stale, in the same atomic batch.
         if checkpointRecordPresent, let checkpointSpace {
             batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
@@ -342,6 +354,7 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
         pendingVersionRecord = nil
+        viewsDirty = false
     }
 
     func catalogKeySpace() throws -> LogStore.KeySpace {
@@ -450,10 +463,17 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func table(named name: String) throws -> TableState {
+        guard let table = try tableIfExists(named: name) else { throw DAOError.noSuchTable(name) }
+        return table
+    }
+
+    /// The table a name stands for: a WITH table of the running statement, then a TEMP table,
+    /// then a stored one; nil when none (it may be a view).
+    /// - Throws: what computing a WITH table throws.
+    func tableIfExists(named name: String) throws -> TableState? {
         if !transientTables.isEmpty || !commonTables.isEmpty, let table = try transientTable(named: name.lowercased()) { return table }
         if !temporaryTables.isEmpty, let table = temporaryTables[name.lowercased()] { return table }
-        guard let table = tables[name.lowercased()] else { throw DAOError.noSuchTable(name) }
-        return table
+        return tables[name.lowercased()]
     }
 }
 

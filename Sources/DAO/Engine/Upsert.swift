@@ -112,7 +112,10 @@ extension Expr {
         case .column(let qualifier?, let name) where qualifier.lowercased() == "excluded":
             guard let index = definition.columnIndex(name) else { throw DAOError.noSuchColumn("excluded.\(name)") }
             return .slot(width + index, definition.columns[index].affinity)
-        case .literal, .parameter, .column, .slot, .aggregate: return self
+        case .literal, .parameter, .column, .slot, .aggregate, .outerSlot: return self
+        // A subquery's own `excluded.x` stays unbound and fails as "no such column".
+        case .subquery, .exists: return self
+        case .inSelect(let l, let plan, let negated): return .inSelect(try bind(l), plan, negated: negated)
         case .unary(let op, let inner): return .unary(op, try bind(inner))
         case .binary(let op, let l, let r): return .binary(op, try bind(l), try bind(r))
         case .isNull(let inner, let negated): return .isNull(try bind(inner), negated: negated)

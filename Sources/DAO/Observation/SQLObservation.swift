@@ -88,14 +88,14 @@ public struct SQLObservation: AsyncSequence, Sendable {
 }
 
 extension SQLDatabase {
-    /// The tables (lower-cased) a query reads: the FROM tables of its cores and WITH tables,
-    /// none for a SELECT without FROM.
+    /// The tables (lower-cased) a query reads: its FROM tables, the tables of the views,
+    /// subqueries, compound terms and WITH tables it reads; none for a SELECT without FROM.
     /// - Throws: `DAOError.syntax` / `.unsupported` for a statement that is not a SELECT.
     func tablesRead(by sql: String) throws -> Set<String> {
         let parsed = try withStatementLock { try parsedStatement(sql) }
         guard case .select(let select) = parsed.statement else {
             throw DAOError.unsupported("observing a statement other than SELECT")
         }
-        return select.tablesNamed   // every core's and WITH table's FROM (CommonTableExpressions.swift)
+        return try withStatementLock { tablesRead(select) }
     }
 }

@@ -56,11 +56,21 @@ indirect enum Expr: Sendable {
     case function(name: String, args: [Expr], distinct: Bool, star: Bool)
     /// The result of aggregate number n of the query (for the current group).
     case aggregate(Int)
+    /// A column of an enclosing query's row (correlated subquery): `depth` queries out (1 =
+    /// the query directly around), slot `index` of that row (-1 = its rowid).
+    case outerSlot(depth: Int, index: Int, Affinity)
+    /// A scalar subquery: its first row's first column, or NULL.
+    case subquery(SubqueryPlan)
+    /// `[NOT] EXISTS (SELECT ...)`.
+    case exists(SubqueryPlan, negated: Bool)
+    /// `x [NOT] IN (SELECT ...)` and `x [NOT] IN table`.
+    case inSelect(Expr, SubqueryPlan, negated: Bool)
 
     /// The expressions directly inside this one.
     var children: [Expr] {
         switch self {
-        case .literal, .parameter, .column, .slot, .aggregate: return []
+        case .literal, .parameter, .column, .slot, .aggregate, .outerSlot, .subquery, .exists: return []
+        case .inSelect(let operand, _, _): return [operand]
         case .unary(_, let operand), .isNull(let operand, _), .cast(let operand, _): return [operand]
         case .binary(_, let left, let right), .glob(let left, let right, _): return [left, right]
         case .inList(let operand, let list, _): return [operand] + list
@@ -95,7 +105,7 @@ indirect enum Expr: Sendable {
     /// Whether the expression names a column (its affinity matters in comparisons).
     var affinity: Affinity? {
         switch self {
-        case .slot(_, let affinity): return affinity
+        case .slot(_, let affinity), .outerSlot(_, _, let affinity): return affinity
         case .cast(_, let typeName): return Affinity(declaredType: typeName)
         default: return nil
         }
@@ -160,6 +170,30 @@ struct ResultColumn: Sendable {
     var alias: String?
     /// The expression's text as written (SQLite's column name when there is no alias).
     var text: String
+    /// `t` of `t.*` (nil for `*` and expressions).
+    var qualifier: String? = nil
+}
+
+/// How a FROM item joins the items before it.
+enum JoinOperator: Sendable { case inner, left, cross }
+
+/// One item of a FROM clause with several sources (joins) or a subquery.
+struct FromItem: Sendable {
+    enum Source: Sendable {
+        /// A table or view, by name.
+        case table(String)
+        /// `(SELECT ...)`.
+        case subquery(SelectStatement)
+    }
+    var source: Source
+    var alias: String?
+    /// How it joins the items before it (the first item: `.inner`).
+    var join: JoinOperator = .inner
+    var natural = false
+    var on: Expr?
+    var using: [String]?
+    /// INDEXED BY / NOT INDEXED after it (IndexHints.swift; used only when it is the one table).
+    var indexHint: IndexHint? = nil
 }
 
 struct OrderTerm: Sendable {
@@ -185,6 +219,21 @@ struct SelectStatement: Sendable {
     var with: WithClause? = nil
     /// INDEXED BY / NOT INDEXED on its table (IndexHints.swift).
     var indexHint: IndexHint? = nil
+    /// The FROM clause when it is more than one plain table (joins) or holds a subquery;
+    /// empty when it is one table (`table`, `tableAlias`) or none.
+    var from: [FromItem] = []
+}
+
+/// `CREATE [TEMP] VIEW [IF NOT EXISTS] name [(columns)] AS select`.
+struct CreateViewStatement: Sendable {
+    var name: String
+    var temporary: Bool
+    var ifNotExists: Bool
+    /// Names given to the view's columns (nil: the query's own).
+    var columns: [String]?
+    var select: SelectStatement
+    /// The statement as written (the catalog keeps it).
+    var text: String
 }
 
 struct UpdateStatement: Sendable {
@@ -219,6 +268,8 @@ enum Statement: Sendable {
     /// REINDEX [name] (IndexHints.swift).
     case reindex(String?)
     case begin, commit, rollback
+    case createView(CreateViewStatement)
+    case dropView(String, ifExists: Bool)
 
     /// Whether the statement only reads (a SELECT).
     var isSelect: Bool {

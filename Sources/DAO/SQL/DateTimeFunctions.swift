@@ -21,7 +21,16 @@ enum DateTimeFunctions {
     static let maximumMilliseconds: Int64 = 464_269_060_799_999
 
     /// The statement's 'now' in julian-day milliseconds, read once per statement.
+    /// Subqueries, WITH tables and RETURNING run in contexts of their own; the time lives in
+    /// the statement's outermost one (the database's), so all of them read the same 'now'.
     static func now(_ context: RowContext?) -> Int64 {
+        var owner = context
+        while let outer = owner?.outer { owner = outer }
+        if let root = owner?.database?.context { owner = root }
+        return now(owning: owner)
+    }
+
+    private static func now(owning context: RowContext?) -> Int64 {
         if let time = context?.statementTime { return time }
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)

@@ -12,8 +12,13 @@ final class RowContext {
     @exclusivity(unchecked) var likePatterns: [String: LikePattern] = [:]
     /// The statement's 'now' (julian-day milliseconds), read on first use; nil between statements.
     @exclusivity(unchecked) var statementTime: Int64?
-    /// The database whose statement runs (changes(), last_insert_rowid(), total_changes()).
-    weak var database: SQLDatabase?
+    /// The row context of the query around (correlated subqueries read its row).
+    @exclusivity(unchecked) var outer: RowContext?
+    /// The database whose statement runs: subqueries run against it; changes(),
+    /// last_insert_rowid() and total_changes() read it (set when a statement starts).
+    @exclusivity(unchecked) weak var database: SQLDatabase?
+    /// Uncorrelated subquery results of the running statement.
+    @exclusivity(unchecked) var subqueries = SubqueryCache()
 
     init(parameters: [DAOValue]) { self.parameters = parameters }
 }
@@ -27,6 +32,10 @@ enum Evaluator {
         case .slot(let index, _): return index < 0 ? .integer(context.rowid) : context.row[index]
         case .aggregate(let index): return context.aggregates[index]
         case .column(_, let name): throw DAOError.noSuchColumn(name)
+        case .outerSlot(let depth, let index, _): return try SubqueryRunner.outerValue(depth: depth, index: index, context)
+        case .subquery(let plan): return try SubqueryRunner.scalar(plan, context)
+        case .exists(let plan, let negated): return try SubqueryRunner.exists(plan, negated: negated, context)
+        case .inSelect(let left, let plan, let negated): return try SubqueryRunner.contains(left, plan, negated: negated, context)
         case .unary(let op, let inner):
             let value = try evaluate(inner, context)
             switch op {

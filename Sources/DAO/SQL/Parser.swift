@@ -146,13 +146,15 @@ struct Parser {
     }
 
     private mutating func parseCreate() throws -> Statement {
+        let start = current.start
         try expectKeyword("CREATE")
         let temporary = acceptKeyword("TEMP") || acceptKeyword("TEMPORARY")
         if temporary, !peekKeyword("TABLE") {
-            if peekKeyword("VIEW") || peekKeyword("TRIGGER") { throw DAOError.unsupported("TEMP") }
+            if peekKeyword("VIEW") { return .createView(try parseCreateView(start: start, temporary: true)) }
+            if peekKeyword("TRIGGER") { throw DAOError.unsupported("TEMP") }
             throw syntaxError()
         }
-        if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
+        if peekKeyword("VIEW") { return .createView(try parseCreateView(start: start, temporary: false)) }
         if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
         if peekKeyword("VIRTUAL") { throw DAOError.unsupported("VIRTUAL TABLE") }
         let unique = acceptKeyword("UNIQUE")
@@ -341,9 +343,35 @@ struct Parser {
         }
     }
 
+    /// `VIEW [IF NOT EXISTS] name [(columns)] AS select` after CREATE [TEMP].
+    private mutating func parseCreateView(start: Int, temporary: Bool) throws -> CreateViewStatement {
+        try expectKeyword("VIEW")
+        let ifNotExists = try parseIfNotExists()
+        let name = try parseName()
+        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        var columns: [String]?
+        if acceptSymbol("(") {
+            var names: [String] = []
+            repeat { names.append(try parseName()) } while acceptSymbol(",")
+            try expectSymbol(")")
+            columns = names
+        }
+        try expectKeyword("AS")
+        if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+        let select = try parseSelect()
+        let text = sourceText(from: start, to: tokens[position - 1].end)
+        return CreateViewStatement(name: name, temporary: temporary, ifNotExists: ifNotExists, columns: columns, select: select, text: text)
+    }
+
     private mutating func parseDrop() throws -> Statement {
         try expectKeyword("DROP")
-        if peekKeyword("VIEW") { throw DAOError.unsupported("VIEW") }
+        if acceptKeyword("VIEW") {
+            var ifExists = false
+            if acceptKeyword("IF") { try expectKeyword("EXISTS"); ifExists = true }
+            let name = try parseName()
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            return .dropView(name, ifExists: ifExists)
+        }
         if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
         let isTable: Bool
         if acceptKeyword("TABLE") { isTable = true } else { try expectKeyword("INDEX"); isTable = false }
@@ -615,8 +643,9 @@ struct Parser {
             }
             if (current.kind == .identifier || current.kind == .quotedIdentifier), tokens[position + 1].kind == .symbol,
                tokens[position + 1].text == ".", tokens[min(position + 2, tokens.count - 1)].text == "*" {
-                position += 3 // t.* on the one table
-                columns.append(ResultColumn(kind: .all, alias: nil, text: "*"))
+                let qualifier = current.text
+                position += 3 // t.*
+                columns.append(ResultColumn(kind: .all, alias: nil, text: "*", qualifier: qualifier))
                 continue
             }
             let start = current.start
@@ -635,27 +664,14 @@ struct Parser {
         var statement = SelectStatement(distinct: distinct, columns: columns, table: nil, tableAlias: nil, whereClause: nil,
                                         groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil)
         if acceptKeyword("FROM") {
-            if peekSymbol("(") { throw DAOError.unsupported("subquery") }
-            statement.table = try parseName()
-            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
-            if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
-            if acceptKeyword("AS") {
-                statement.tableAlias = try parseName()
-            } else if current.kind == .quotedIdentifier || (current.kind == .identifier && !Parser.reserved.contains(current.upper)
-                                                            && !["INDEXED"].contains(current.upper)) {
-                statement.tableAlias = current.text
-                position += 1
-            }
-            if peekSymbol(",") { throw DAOError.unsupported("JOIN") }
-            for word in ["JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL"] where peekKeyword(word) {
-                throw DAOError.unsupported("JOIN")
-            }
-            if acceptKeyword("INDEXED") {
-                try expectKeyword("BY")
-                statement.indexHint = .indexedBy(try parseName())
-            } else if peekKeyword("NOT") && peekKeyword("INDEXED", at: 1) {
-                position += 2
-                statement.indexHint = .notIndexed
+            let items = try parseFromItems()
+            if items.count == 1, case .table(let name) = items[0].source {
+                statement.table = name
+                statement.tableAlias = items[0].alias
+                statement.indexHint = items[0].indexHint
+            } else {
+                if items.contains(where: { $0.indexHint != nil }) { throw DAOError.unsupported("INDEXED BY in a join") }
+                statement.from = items
             }
         }
         if acceptKeyword("WHERE") { statement.whereClause = try parseExpression() }
@@ -694,6 +710,93 @@ struct Parser {
                 statement.limit = first
             }
         }
+    }
+
+    /// The items of a FROM clause: tables and `(SELECT ...)` with aliases, joined by commas,
+    /// `[NATURAL] [INNER | LEFT [OUTER] | CROSS] JOIN` with `ON` or `USING`.
+    private mutating func parseFromItems() throws -> [FromItem] {
+        var items: [FromItem] = []
+        var join = JoinOperator.inner
+        var natural = false
+        while true {
+            if items.isEmpty, peekSymbol("("), !peekKeyword("SELECT", at: 1), !peekKeyword("WITH", at: 1) {
+                // `(a JOIN b ...)` first in FROM reads as the same joins written without the
+                // parentheses (joins associate to the left); elsewhere, or with an alias, refused.
+                position += 1
+                try enterNesting()
+                items = try parseFromItems()
+                nesting -= 1
+                try expectSymbol(")")
+                if peekKeyword("AS") || current.kind == .quotedIdentifier
+                    || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
+                    throw DAOError.unsupported("parenthesized join")
+                }
+            } else {
+                items.append(try parseFromItem(join: join, natural: natural, first: items.isEmpty))
+            }
+            // The operator before the next item.
+            natural = false
+            if acceptSymbol(",") { join = .inner; continue }
+            if acceptKeyword("NATURAL") { natural = true }
+            if acceptKeyword("JOIN") { join = .inner; continue }
+            if acceptKeyword("INNER") { try expectKeyword("JOIN"); join = .inner; continue }
+            if acceptKeyword("CROSS") { try expectKeyword("JOIN"); join = .cross; continue }
+            if acceptKeyword("LEFT") {
+                _ = acceptKeyword("OUTER")
+                try expectKeyword("JOIN")
+                join = .left
+                continue
+            }
+            if peekKeyword("RIGHT") { throw DAOError.unsupported("RIGHT JOIN") }
+            if peekKeyword("FULL") { throw DAOError.unsupported("FULL JOIN") }
+            if natural { throw syntaxError() }
+            return items
+        }
+    }
+
+    /// One FROM item: a table or `(SELECT ...)`, its alias, and its ON or USING.
+    private mutating func parseFromItem(join: JoinOperator, natural: Bool, first: Bool) throws -> FromItem {
+        var item: FromItem
+        if acceptSymbol("(") {
+            guard peekKeyword("SELECT") else {
+                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+                throw DAOError.unsupported("parenthesized join")   // not first in FROM
+            }
+            item = FromItem(source: .subquery(try parseSelect()))
+            try expectSymbol(")")
+        } else {
+            item = FromItem(source: .table(try parseName()))
+            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
+        }
+        if acceptKeyword("AS") {
+            item.alias = try parseName()
+        } else if current.kind == .quotedIdentifier || (current.kind == .identifier && !Parser.reserved.contains(current.upper)
+                                                        && !["INDEXED"].contains(current.upper)) {
+            item.alias = current.text
+            position += 1
+        }
+        if acceptKeyword("INDEXED") {
+            try expectKeyword("BY")
+            item.indexHint = .indexedBy(try parseName())
+        } else if peekKeyword("NOT") && peekKeyword("INDEXED", at: 1) {
+            position += 2
+            item.indexHint = .notIndexed
+        }
+        item.join = join
+        item.natural = natural
+        if !first {
+            if acceptKeyword("ON") {
+                item.on = try parseExpression()
+            } else if acceptKeyword("USING") {
+                try expectSymbol("(")
+                var names: [String] = []
+                repeat { names.append(try parseName()) } while acceptSymbol(",")
+                try expectSymbol(")")
+                item.using = names
+            }
+        }
+        return item
     }
 
     // MARK: Expressions (SQLite's precedence, lowest first)
@@ -766,10 +869,23 @@ struct Parser {
             }
             if acceptKeyword("IN") {
                 guard acceptSymbol("(") else {
-                    if current.kind == .identifier || current.kind == .quotedIdentifier { throw DAOError.unsupported("IN table") }
-                    throw syntaxError()
+                    guard current.kind == .identifier || current.kind == .quotedIdentifier else { throw syntaxError() }
+                    // `x IN t`: the rows of t's one column.
+                    let name = try parseName()
+                    if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+                    if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
+                    let all = SelectStatement(distinct: false, columns: [ResultColumn(kind: .all, alias: nil, text: "*")], table: name,
+                                              tableAlias: nil, whereClause: nil, groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil)
+                    left = .inSelect(left, SubqueryPlan(all), negated: negated)
+                    continue
                 }
-                if peekKeyword("SELECT") || peekKeyword("WITH") { throw DAOError.unsupported("subquery") }
+                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+                if peekKeyword("SELECT") {
+                    let select = try parseSelect()
+                    try expectSymbol(")")
+                    left = .inSelect(left, SubqueryPlan(select), negated: negated)
+                    continue
+                }
                 var items: [Expr] = []
                 if !peekSymbol(")") {
                     repeat { items.append(try parseExpression()) } while acceptSymbol(",")
@@ -916,7 +1032,12 @@ struct Parser {
             return .parameter(parameterCount - 1)
         case .symbol where token.text == "(":
             position += 1
-            if peekKeyword("SELECT") || peekKeyword("WITH") { throw DAOError.unsupported("subquery") }
+            if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+            if peekKeyword("SELECT") {
+                let select = try parseSelect()
+                try expectSymbol(")")
+                return .subquery(SubqueryPlan(select))
+            }
             let inner = try parseExpression()
             if peekSymbol(",") { throw DAOError.unsupported("row value") }
             try expectSymbol(")")
@@ -938,7 +1059,13 @@ struct Parser {
                 let typeName = try parseTypeName()
                 try expectSymbol(")")
                 return .cast(inner, typeName: typeName)
-            case "EXISTS": throw DAOError.unsupported("EXISTS")
+            case "EXISTS":
+                position += 1
+                try expectSymbol("(")
+                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+                let select = try parseSelect()
+                try expectSymbol(")")
+                return .exists(SubqueryPlan(select), negated: false)
             case "SELECT": throw DAOError.unsupported("subquery")
             case "RAISE": throw DAOError.unsupported("RAISE")
             case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP":

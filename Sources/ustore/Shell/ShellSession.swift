@@ -66,7 +66,8 @@ final class ShellSession {
     private func printPlan(of query: String) throws {
         let plan = try database.queryPlan(query)
         try Output.line("QUERY PLAN")
-        try Output.line("`--" + plan)
+        let lines = plan.split(separator: "\n", omittingEmptySubsequences: false)
+        for (number, line) in lines.enumerated() { try Output.line((number == lines.count - 1 ? "`--" : "|--") + line) }
     }
 
     /// The query of `EXPLAIN QUERY PLAN q` or `EXPLAIN q`; nil for other statements.

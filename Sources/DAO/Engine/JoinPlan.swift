@@ -1,0 +1,341 @@
+/// A SELECT over several FROM items (joins) or a subquery in FROM: its sources laid out in one
+/// flat row (each source's columns from its offset, then a table's rowid), the order the nested
+/// loops visit them, and the terms each loop checks. Built when the query compiles; the inner
+/// side of each loop reaches its rows through the single-table `Planner` (rowid, unique or
+/// secondary index) from the terms that the loops outside it have bound.
+final class JoinPlan {
+    struct Source {
+        /// The alias or table name (plan text).
+        let name: String
+        let table: TableState?
+        /// A subquery (or view) in FROM, materialised once per run.
+        let subquery: SubqueryPlan?
+        let offset: Int
+        /// Its number of columns.
+        let width: Int
+        let join: JoinOperator
+        /// Its ON and USING terms, resolved.
+        var on: [Expr] = []
+        /// The columns its loop decodes (nil: all).
+        var columns: [Int]?
+    }
+
+    var sources: [Source]
+    /// Slots in the flat row: every source's columns, and a rowid after each table's.
+    let width: Int
+    /// Loop order: positions in `sources`.
+    private(set) var order: [Int] = []
+    /// Per loop: the terms checked once its row is set (WHERE, and ON of inner joins).
+    private(set) var filters: [[Expr]] = []
+    /// Per loop: a LEFT JOIN's ON terms (they decide whether the row matched).
+    private(set) var onTerms: [[Expr]] = []
+    /// Per loop: the terms the Planner may use to reach the inner rows, with this source's
+    /// slots as table slots and the outer loops' slots as `.outerSlot(depth: 1, ...)`.
+    private(set) var lookups: [Expr?] = []
+    /// The access path each loop took for its first outer row (for the plan text).
+    var chosen: [AccessPath?] = []
+
+    init(sources: [Source], width: Int) {
+        self.sources = sources
+        self.width = width
+    }
+
+    /// The loop position of the source that owns `slot` (nil: not a slot of this row).
+    private func source(of slot: Int) -> Int? {
+        sources.firstIndex { slot >= $0.offset && slot <= $0.offset + $0.width - (($0.table == nil) ? 1 : 0) }
+    }
+
+    /// Chooses the loop order and places the terms. `whereClause` is resolved; `reading` holds
+    /// the slots the rest of the query reads.
+    func finish(where whereClause: Expr?, reading: Set<Int>) throws {
+        var pool = whereClause?.conjuncts ?? []
+        for source in sources where source.join != .left { pool += source.on }
+        // SQLite keeps a LEFT JOIN's and a CROSS JOIN's operands in FROM order.
+        let fixed = sources.contains { $0.join == .left || $0.join == .cross }
+        order = fixed ? Array(sources.indices) : greedyOrder(pool)
+        var position = [Int](repeating: 0, count: sources.count)
+        for (level, s) in order.enumerated() { position[s] = level }
+
+        func level(of term: Expr) -> Int {
+            var slots = Set<Int>()
+            term.collectSlots(into: &slots)
+            return slots.compactMap { source(of: $0).map { position[$0] } }.max() ?? 0
+        }
+        filters = Array(repeating: [], count: order.count)
+        onTerms = Array(repeating: [], count: order.count)
+        lookups = Array(repeating: nil, count: order.count)
+        chosen = Array(repeating: nil, count: order.count)
+        for term in pool { filters[level(of: term)].append(term) }
+        for (s, source) in sources.enumerated() where source.join == .left {
+            if source.on.contains(where: { level(of: $0) > position[s] }) {
+                throw DAOError.unsupported("ON clause of a LEFT JOIN naming a table joined after it")
+            }
+            onTerms[position[s]] = source.on
+        }
+        var read = reading
+        for term in pool + sources.flatMap(\.on) { term.collectSlots(into: &read) }
+        for (s, source) in sources.enumerated() {
+            let local = read.filter { $0 >= source.offset && $0 < source.offset + source.width }.map { $0 - source.offset }.sorted()
+            sources[s].columns = local.count == source.width ? nil : local
+            guard source.table != nil else { continue }
+            let candidates = source.join == .left ? source.on : filters[position[s]]
+            let rewritten = candidates.compactMap { lookupTerm($0, for: source) }
+            lookups[position[s]] = rewritten.isEmpty ? nil : rewritten.dropFirst().reduce(rewritten[0]) { .binary(.and, $0, $1) }
+        }
+    }
+
+    /// `term` for the Planner of `source`'s loop: its slots as table slots (rowid -1), other
+    /// sources' slots as values of the enclosing row; nil when it holds a subquery.
+    private func lookupTerm(_ term: Expr, for source: Source) -> Expr? {
+        if term.containsSubquery { return nil }
+        return term.mappingSlots { expr in
+            switch expr {
+            case .slot(let index, let affinity):
+                if index == source.offset + source.width { return .slot(-1, .integer) }
+                if index >= source.offset && index < source.offset + source.width { return .slot(index - source.offset, affinity) }
+                return .outerSlot(depth: 1, index: index, affinity)
+            case .outerSlot(let depth, let index, let affinity): return .outerSlot(depth: depth + 1, index: index, affinity)
+            default: return nil
+            }
+        }
+    }
+
+    /// A join order for inner joins: at each step the source that the terms let the loop reach
+    /// in the fewest rows, given the sources already placed (a rowid or unique-index equality is
+    /// one row, a secondary index a tenth of the table, otherwise the whole table); ties keep
+    /// the FROM order.
+    private func greedyOrder(_ pool: [Expr]) -> [Int] {
+        var placed: [Int] = []
+        var remaining = Array(sources.indices)
+        while !remaining.isEmpty {
+            var best = remaining[0], bestCost = Double.infinity
+            for s in remaining {
+                let cost = estimate(s, placed: Set(placed), pool)
+                if cost < bestCost { best = s; bestCost = cost }
+            }
+            placed.append(best)
+            remaining.removeAll { $0 == best }
+        }
+        return placed
+    }
+
+    private func estimate(_ s: Int, placed: Set<Int>, _ pool: [Expr]) -> Double {
+        let source = sources[s]
+        guard let table = source.table else { return 1_000 }
+        let rows = Double(max(table.rowids.count, 1))
+        // Columns (table slots; -1 rowid) compared by equality with values the placed loops know.
+        var bound = Set<Int>()
+        for term in pool {
+            var column: Expr?, others: [Expr] = []
+            switch term {
+            case .binary(let op, let l, let r) where op == .equal || op == .isOp:
+                if case .slot(let i, _) = l, self.source(of: i) == s { column = l; others = [r] }
+                else if case .slot(let i, _) = r, self.source(of: i) == s { column = r; others = [l] }
+            case .inList(let l, let items, negated: false): column = l; others = items
+            default: continue
+            }
+            guard case .slot(let index, _)? = column, self.source(of: index) == s else { continue }
+            var slots = Set<Int>()
+            for other in others { other.collectSlots(into: &slots) }
+            guard slots.allSatisfy({ self.source(of: $0).map { placed.contains($0) } ?? true }) else { continue }
+            bound.insert(index == source.offset + source.width ? -1 : index - source.offset)
+        }
+        if bound.contains(-1) || table.definition.rowidColumn.map(bound.contains) == true { return 1 }
+        var best = rows
+        for index in table.indexes where bound.contains(index.schema.columns[0]) {
+            let covered = index.schema.columns.allSatisfy(bound.contains)
+            best = min(best, index.schema.unique && covered ? 1.5 : rows / 10 + 2)
+        }
+        return best
+    }
+
+    /// Runs the nested loops, calling `body` for each joined row set in `context.row`
+    /// (stopping when it returns false).
+    func run(_ database: SQLDatabase, _ context: RowContext, _ body: () throws -> Bool) throws {
+        var materialized = [[[DAOValue]]](repeating: [], count: sources.count)
+        for (s, source) in sources.enumerated() {
+            if let subquery = source.subquery { materialized[s] = try SubqueryRunner.rows(subquery, context) }
+        }
+        context.row = [DAOValue](repeating: .null, count: width)
+        chosen = Array(repeating: nil, count: order.count)
+        var buffers = [[DAOValue]](repeating: [], count: sources.count)
+        let plannerContext = RowContext(parameters: context.parameters)
+        plannerContext.outer = context
+        plannerContext.database = database
+        plannerContext.subqueries = context.subqueries
+
+        func passes(_ terms: [Expr]) throws -> Bool {
+            for term in terms where try Evaluator.condition(term, context) != true { return false }
+            return true
+        }
+        func setNull(_ source: Source) {
+            for i in 0..<source.width { context.row[source.offset + i] = .null }
+            if source.table != nil { context.row[source.offset + source.width] = .null }
+        }
+        func loop(_ level: Int) throws -> Bool {
+            if level == order.count { return try body() }
+            let s = order[level]
+            let source = sources[s]
+            var matched = false
+            var going = true
+            func visit() throws -> Bool {
+                guard try passes(onTerms[level]) else { return true }
+                matched = true
+                guard try passes(filters[level]) else { return true }
+                going = try loop(level + 1)
+                return going
+            }
+            if let table = source.table {
+                var path = AccessPath.fullScan(reverse: false)
+                if let lookup = lookups[level] {
+                    path = try Planner(table: table, context: plannerContext).choose(where: lookup, orderBy: nil).0
+                }
+                if chosen[level] == nil { chosen[level] = path }
+                try database.scan(table, path) { rowid in
+                    guard try database.load(table, rowid, columns: source.columns, into: &buffers[s]) else { return true }
+                    for i in 0..<source.width { context.row[source.offset + i] = buffers[s][i] }
+                    context.row[source.offset + source.width] = .integer(rowid)
+                    return try visit()
+                }
+            } else {
+                for row in materialized[s] {
+                    for i in 0..<min(source.width, row.count) { context.row[source.offset + i] = row[i] }
+                    if try !visit() { break }
+                }
+            }
+            if going && source.join == .left && !matched {
+                setNull(source)
+                if try passes(filters[level]) { going = try loop(level + 1) }
+            }
+            return going
+        }
+        _ = try loop(0)
+    }
+
+    /// One line per loop, outermost first, in the spirit of SQLite's EXPLAIN QUERY PLAN.
+    func planLines() -> [String] {
+        order.enumerated().map { level, s in
+            let source = sources[s]
+            guard let table = source.table else { return "SCAN \(source.name) (subquery)" }
+            let shown = source.name == table.name ? table.name : "\(source.name) (\(table.name))"
+            let prefix = source.join == .left ? "LEFT " : ""
+            switch chosen[level] ?? .fullScan(reverse: false) {
+            case .fullScan: return prefix + "SCAN \(shown)"
+            case .rowids: return prefix + "SEARCH \(shown) USING ROWID"
+            case .rowidRange: return prefix + "SEARCH \(shown) USING ROWID RANGE"
+            case .indexRanges(let index, _, _):
+                let indexes = table.definition.indexes
+                let name = indexes.indices.contains(index) ? indexes[index].name : "#\(index)"
+                return prefix + "SEARCH \(shown) USING INDEX \(name)"
+            }
+        }
+    }
+}
+
+extension Expr {
+    /// The expression with each node that `transform` answers replaced (children first
+    /// untouched: a replaced node is not descended into). Subqueries are kept as they are.
+    func mappingSlots(_ transform: (Expr) -> Expr?) -> Expr {
+        if let replaced = transform(self) { return replaced }
+        func m(_ e: Expr) -> Expr { e.mappingSlots(transform) }
+        switch self {
+        case .literal, .parameter, .column, .slot, .aggregate, .outerSlot, .subquery, .exists: return self
+        case .inSelect(let e, let plan, let negated): return .inSelect(m(e), plan, negated: negated)
+        case .unary(let op, let e): return .unary(op, m(e))
+        case .binary(let op, let a, let b): return .binary(op, m(a), m(b))
+        case .isNull(let e, let negated): return .isNull(m(e), negated: negated)
+        case .inList(let e, let items, let negated): return .inList(m(e), items.map(m), negated: negated)
+        case .between(let a, let b, let c, let negated): return .between(m(a), m(b), m(c), negated: negated)
+        case .like(let a, let b, let c, let negated): return .like(m(a), m(b), escape: c.map(m), negated: negated)
+        case .glob(let a, let b, let negated): return .glob(m(a), m(b), negated: negated)
+        case .caseWhen(let base, let whens, let otherwise):
+            return .caseWhen(base: base.map(m), whens: whens.map { (m($0.0), m($0.1)) }, otherwise: otherwise.map(m))
+        case .cast(let e, let typeName): return .cast(m(e), typeName: typeName)
+        case .function(let name, let args, let distinct, let star): return .function(name: name, args: args.map(m), distinct: distinct, star: star)
+        }
+    }
+}
+
+extension JoinPlan {
+    /// Lays out the FROM items, makes them the resolver's sources, and resolves their ON and
+    /// USING/NATURAL terms (USING's right-hand columns are then found only when qualified).
+    /// - Throws: `DAOError.noSuchTable`, `SQLExecutionError` as SQLite words it for a bad
+    ///   USING or NATURAL, what compiling a subquery in FROM throws.
+    static func build(_ items: [FromItem], _ database: SQLDatabase, _ resolver: inout Resolver) throws -> JoinPlan {
+        var sources: [Source] = []
+        var scope: [ScopeSource] = []
+        var offset = 0
+        func appendSubquery(_ statement: SelectStatement, name: String, _ item: FromItem, columnNames: [String]? = nil) throws {
+            // Compiled with an empty scope for this query: a FROM subquery sees the queries
+            // around this one, not its sibling sources.
+            var outerResolver = resolver
+            outerResolver.sources = []
+            let compiled = try outerResolver.compile(SubqueryPlan(statement), firstRowOnly: false)
+            resolver.outerReads.merge(outerResolver.outerReads) { $0.union($1) }
+            guard let select = compiled.box?.select else { throw DAOError.unsupported("subquery") }
+            var names = select.names
+            if let columnNames {
+                guard columnNames.count == names.count else {
+                    throw SQLExecutionError("expected \(columnNames.count) columns for '\(name)' but got \(names.count)")
+                }
+                names = columnNames
+            }
+            scope.append(ScopeSource(name: name, alias: item.alias, columns: zip(names, select.outputs).map { ($0, $1.affinity) },
+                                     offset: offset, rowidSlot: nil, rowidAlias: nil))
+            sources.append(Source(name: name, table: nil, subquery: compiled, offset: offset, width: select.names.count, join: item.join))
+            offset += select.names.count
+        }
+
+        for (number, item) in items.enumerated() {
+            switch item.source {
+            case .table(let name):
+                if let table = try database.tableIfExists(named: name) {
+                    let columns = table.definition.columns
+                    scope.append(ScopeSource(name: table.name, alias: item.alias, columns: columns.map { ($0.name, $0.affinity) },
+                                             offset: offset, rowidSlot: table.hidesRowid ? nil : offset + columns.count, rowidAlias: table.definition.rowidColumn))
+                    sources.append(Source(name: item.alias ?? table.name, table: table, subquery: nil, offset: offset,
+                                          width: columns.count, join: item.join))
+                    offset += columns.count + 1
+                    continue
+                }
+                guard let view = try database.viewStatement(named: name) else { throw DAOError.noSuchTable(name) }
+                let key = name.lowercased()
+                guard database.viewsExpanding.insert(key).inserted else {
+                    throw SQLExecutionError("view \(view.name) is circularly defined")
+                }
+                defer { database.viewsExpanding.remove(key) }
+                try appendSubquery(view.select, name: view.name, item, columnNames: view.columns)
+            case .subquery(let statement):
+                try appendSubquery(statement, name: item.alias ?? "(subquery-\(number + 1))", item)
+            }
+        }
+
+        // USING and NATURAL: equalities with the leftmost earlier source that has the column.
+        var joinTerms = [[Expr]](repeating: [], count: items.count)
+        for (k, item) in items.enumerated() where k > 0 {
+            if item.natural && (item.on != nil || item.using != nil) {
+                throw SQLExecutionError("a NATURAL join may not have an ON or USING clause")
+            }
+            var names = item.using ?? []
+            if item.natural {
+                names = scope[k].columns.map(\.name).filter { name in scope[0..<k].contains { $0.columnIndex(name) != nil } }
+            }
+            for name in names {
+                // As SQLite: the leftmost earlier source with that column (merged or not).
+                guard let right = scope[k].columnIndex(name),
+                      let left = scope[0..<k].firstIndex(where: { $0.columnIndex(name) != nil }),
+                      let column = scope[left].columnIndex(name) else {
+                    throw SQLExecutionError("cannot join using column \(name) - column not present in both tables")
+                }
+                joinTerms[k].append(.binary(.equal, scope[left].expr(column: column), scope[k].expr(column: right)))
+                scope[k].hidden.insert(right)
+            }
+        }
+        resolver.sources = scope
+        for (k, item) in items.enumerated() {
+            sources[k].on = joinTerms[k]
+            if let on = item.on { sources[k].on += try resolver.resolve(on, allowAggregates: false).conjuncts }
+        }
+        return JoinPlan(sources: sources, width: offset)
+    }
+}

@@ -1,0 +1,140 @@
+/// A subquery of an expression or a FROM clause: as parsed (`compiled` nil), then compiled
+/// against the queries around it. Immutable once made, so compiled statements can share it.
+final class SubqueryPlan: @unchecked Sendable {
+    let statement: SelectStatement
+    /// The compiled query, ready for `runSelect` (nil in the parsed form).
+    let box: CompiledBox?
+    /// Slots of the enclosing query's row it reads (its own and its nested subqueries').
+    let outerSlots: Set<Int>
+    /// Whether it reads any enclosing query's row: then it runs again for each outer row;
+    /// otherwise once per statement run.
+    let correlated: Bool
+    let columnCount: Int
+    /// The affinity of its first result column (SQLite's IN affinity rule reads it).
+    let firstAffinity: Affinity?
+    /// A scalar subquery without ORDER BY: all its rows must hold one value (see
+    /// `Resolver.compile`).
+    var checksSingleValue = false
+    /// The access path of its last run (plan text); touched only under the statement lock.
+    var lastAccess: (path: AccessPath, ordered: Bool)?
+
+    /// The parsed form.
+    init(_ statement: SelectStatement) {
+        self.statement = statement
+        box = nil
+        outerSlots = []
+        correlated = false
+        columnCount = 0
+        firstAffinity = nil
+    }
+
+    init(statement: SelectStatement, compiled: CompiledSelect, schemaVersion: Int) {
+        self.statement = statement
+        let box = CompiledBox()
+        box.select = compiled
+        box.version = schemaVersion
+        self.box = box
+        outerSlots = compiled.outerReads[1] ?? []
+        correlated = !compiled.outerReads.isEmpty
+        columnCount = compiled.names.count
+        firstAffinity = compiled.outputs.first?.affinity
+    }
+}
+
+/// Results of the uncorrelated subqueries of one statement run, shared by the statement's
+/// row context and those of its correlated subqueries.
+final class SubqueryCache {
+    /// Rows by subquery.
+    var rows: [ObjectIdentifier: [[DAOValue]]] = [:]
+    /// IN (SELECT ...) value sets by subquery: values with the IN's affinity, whether NULL is
+    /// among them, whether the subquery gave no row.
+    var sets: [ObjectIdentifier: (values: Set<ValueKey>, hasNull: Bool, isEmpty: Bool)] = [:]
+    var isEmpty: Bool { rows.isEmpty && sets.isEmpty }
+}
+
+/// Runs subqueries for the evaluator: scalar, EXISTS, IN (SELECT ...) and FROM subqueries.
+enum SubqueryRunner {
+    /// The value of slot `index` of the row `depth` queries out.
+    static func outerValue(depth: Int, index: Int, _ context: RowContext) throws -> DAOValue {
+        var current = context
+        for _ in 0..<depth {
+            guard let next = current.outer else { throw SQLExecutionError("no enclosing query for a correlated column") }
+            current = next
+        }
+        if index < 0 { return .integer(current.rowid) }
+        return index < current.row.count ? current.row[index] : .null
+    }
+
+    /// The rows of `plan` run with `context` as its enclosing row (cached per statement run
+    /// when it is not correlated).
+    static func rows(_ plan: SubqueryPlan, _ context: RowContext) throws -> [[DAOValue]] {
+        let key = ObjectIdentifier(plan)
+        if !plan.correlated, let rows = context.subqueries.rows[key] { return rows }
+        let rows = try run(plan, context)
+        if !plan.correlated { context.subqueries.rows[key] = rows }
+        return rows
+    }
+
+    private static func run(_ plan: SubqueryPlan, _ context: RowContext) throws -> [[DAOValue]] {
+        guard let database = context.database, let box = plan.box else { throw DAOError.unsupported("subquery") }
+        let child = RowContext(parameters: context.parameters)
+        child.outer = context
+        child.database = database
+        child.subqueries = context.subqueries
+        // The statement's own access path stays the one its plan text reports.
+        let saved = database.lastAccess
+        defer { database.lastAccess = saved }
+        database.lastAccess = nil
+        let rows = try database.runSelect(plan.statement, child, cache: box).rows
+        plan.lastAccess = database.lastAccess
+        return rows
+    }
+
+    /// A scalar subquery: the first column of its first row, NULL when it has none.
+    /// - Throws: `DAOError.unsupported` when a subquery without ORDER BY gives several values
+    ///   (which one SQLite answers depends on the scan order it picks).
+    static func scalar(_ plan: SubqueryPlan, _ context: RowContext) throws -> DAOValue {
+        let rows = try rows(plan, context)
+        guard let first = rows.first?.first else { return .null }
+        if plan.checksSingleValue, rows.contains(where: { $0.first != first }) {
+            throw DAOError.unsupported("scalar subquery of several rows without ORDER BY")
+        }
+        return first
+    }
+
+    /// `[NOT] EXISTS`.
+    static func exists(_ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> DAOValue {
+        .integer(try rows(plan, context).isEmpty == negated ? 1 : 0)
+    }
+
+    /// `left [NOT] IN (SELECT ...)` with SQLite's rules: both sides take the affinity that a
+    /// comparison of the left operand with the subquery's column would; NULL on the left is
+    /// NULL unless the subquery is empty; no match with a NULL among the values is NULL.
+    static func contains(_ left: Expr, _ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> DAOValue {
+        let affinity = SQLValues.comparisonAffinity(left.affinity, plan.firstAffinity)
+        let key = ObjectIdentifier(plan)
+        let values: Set<ValueKey>, hasNull: Bool, isEmpty: Bool
+        if !plan.correlated, let cached = context.subqueries.sets[key] {
+            (values, hasNull, isEmpty) = cached
+        } else {
+            let rows = plan.correlated ? try run(plan, context) : try self.rows(plan, context)
+            var set = Set<ValueKey>()
+            var null = false
+            for row in rows {
+                guard let value = row.first else { continue }
+                if case .null = value { null = true; continue }
+                set.insert(ValueKey(values: [SQLValues.apply(affinity, to: value)]))
+            }
+            values = set; hasNull = null; isEmpty = rows.isEmpty
+            if !plan.correlated { context.subqueries.sets[key] = (set, null, rows.isEmpty) }
+        }
+        let value = try Evaluator.evaluate(left, context)
+        if isEmpty { return .integer(negated ? 1 : 0) }
+        if case .null = value { return .null }
+        if values.contains(ValueKey(values: [SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)])) {
+            return .integer(negated ? 0 : 1)
+        }
+        if hasNull { return .null }
+        return .integer(negated ? 1 : 0)
+    }
+}
