@@ -49,7 +49,7 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("SELECT * FROM (SELECT 1)", "subquery"),
             ("SELECT EXISTS (SELECT 1)", "EXISTS"),
             ("WITH x AS (SELECT 1) DELETE FROM t", "WITH before DELETE"),
-            ("CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", "TRIGGER"),
+            ("CREATE TRIGGER tr INSTEAD OF INSERT ON t BEGIN SELECT 1; END", "INSTEAD OF trigger"),
             ("CREATE VIEW v AS SELECT 1", "VIEW"),
             ("SELECT row_number() OVER () FROM t", "WINDOW"),
             ("SELECT hex(a) FROM t", "function hex"),

@@ -218,6 +218,9 @@ enum Statement: Sendable {
     case delete(DeleteStatement)
     /// REINDEX [name] (IndexHints.swift).
     case reindex(String?)
+    /// CREATE TRIGGER / DROP TRIGGER (SQL/TriggerAST.swift, Engine/Triggers.swift).
+    case createTrigger(CreateTriggerStatement)
+    case dropTrigger(String, ifExists: Bool)
     case begin, commit, rollback
 
     /// Whether the statement only reads (a SELECT).

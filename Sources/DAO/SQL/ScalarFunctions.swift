@@ -29,6 +29,7 @@ enum ScalarFunctions {
 
     static func call(_ name: String, _ args: [DAOValue]) throws -> DAOValue {
         switch name {
+        case TriggerRaise.functionName: throw TriggerRaise(args)   // RAISE(...) (Engine/Triggers.swift)
         case "length":
             switch args[0] {
             case .null: return .null
