@@ -100,6 +100,21 @@ final class TriggerTests: XCTestCase {
         }
     }
 
+    func testNewAndOldHaveNoAffinityAndUpsertFiresUpdateTriggers() throws {
+        let d = try Differential()
+        let tables = ["t", "log"]
+        d.run(["CREATE TABLE t(i INTEGER UNIQUE, r REAL, x TEXT, n NUMERIC, b)", "CREATE TABLE log(what, a, b, c, e)",
+               "CREATE TRIGGER c AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('ins', new.i = '5', new.x = 5, new.r < '10', new.b = '5'); END",
+               "CREATE TRIGGER u BEFORE UPDATE OF r ON t BEGIN INSERT INTO log VALUES ('upd', old.i, old.r, new.r, new.n = '2.5'); END"])
+        for sql in ["INSERT INTO t VALUES (5, 5, '5', '2.5', '5')",
+                    "INSERT INTO t VALUES ('abc', 'x', 5, NULL, 5)",
+                    "INSERT INTO t VALUES (5, 1, 1, 1, 1) ON CONFLICT(i) DO UPDATE SET r = r + 1",
+                    "INSERT INTO t VALUES (5, 1, 1, 1, 1) ON CONFLICT(i) DO UPDATE SET x = 'y'",
+                    "INSERT INTO t VALUES (5, 1, 1, 1, 1) ON CONFLICT(i) DO NOTHING"] {
+            same(d, sql, tables: tables)
+        }
+    }
+
     func testTriggersPersistAcrossReopen() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database

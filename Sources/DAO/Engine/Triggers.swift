@@ -136,20 +136,21 @@ struct TriggerRows {
     let old: SQLDatabase.TriggerRow?
     let new: SQLDatabase.TriggerRow?
 
-    func value(_ qualifier: String, _ name: String) throws -> DAOValue? {
+    func value(_ qualifier: String, _ name: String) throws -> Expr? {
         let lower = qualifier.lowercased()
         let source: SQLDatabase.TriggerRow?
         if lower == "new" { source = new } else if lower == "old" { source = old } else { return nil }
         guard let source else { throw DAOError.noSuchColumn("\(qualifier).\(name)") }
-        if let index = table.definition.columnIndex(name) { return source.row[index] }
-        if Resolver.rowidNames.contains(name.lowercased()) { return .integer(source.rowid) }
+        // As in SQLite 3.40, NEW.x and OLD.x are bare values: no column affinity in comparisons.
+        if let index = table.definition.columnIndex(name) { return .literal(source.row[index]) }
+        if Resolver.rowidNames.contains(name.lowercased()) { return .literal(.integer(source.rowid)) }
         throw DAOError.noSuchColumn("\(qualifier).\(name)")
     }
 
     func substitute(_ expr: Expr) throws -> Expr {
         switch expr {
         case .column(let table?, let name):
-            if let value = try value(table, name) { return .literal(value) }
+            if let value = try value(table, name) { return value }
             return expr
         case .literal, .parameter, .column, .slot, .aggregate: return expr
         case .unary(let op, let e): return .unary(op, try substitute(e))

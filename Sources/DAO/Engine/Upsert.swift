@@ -75,7 +75,7 @@ extension SQLDatabase {
     /// DO NOTHING (false) or DO UPDATE of row `victim` (true when its WHERE let it update).
     /// - Throws: the constraint errors an UPDATE of that row would throw.
     func upsertUpdate(_ table: TableState, _ upsert: CompiledUpsert, victim: Int64, proposed: [DAOValue]) throws -> Bool {
-        guard let assignments = upsert.assignments, let old = try row(table, victim) else { return false }
+        guard let assignments = upsert.assignments, var old = try row(table, victim) else { return false }
         let context = upsert.context
         context.row = old + proposed
         context.rowid = victim
@@ -95,10 +95,21 @@ extension SQLDatabase {
         }
         _ = try prepareRow(table, &updated, mode: .abort, context)
         if let alias = table.definition.rowidColumn { updated[alias] = .integer(newRowid) }
+        let columns = Set(assignments.map(\.0))
+        if !table.triggers.isEmpty {   // DO UPDATE fires UPDATE triggers, as in SQLite (Triggers.swift)
+            guard try fireTriggers(table, .before, .update, old: TriggerRow(rowid: victim, row: old),
+                                   new: TriggerRow(rowid: newRowid, row: updated), updated: columns),
+                  let current = try row(table, victim) else { return false }
+            old = current
+        }
         if newRowid != victim, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
         if let clash = conflicts(table, row: updated, except: victim).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }
         deleteRow(table, rowid: victim, row: old)
         insertRow(table, rowid: newRowid, row: updated)
+        if !table.triggers.isEmpty {
+            try fireTriggers(table, .after, .update, old: TriggerRow(rowid: victim, row: old), new: TriggerRow(rowid: newRowid, row: updated),
+                             updated: columns)
+        }
         return true
     }
 }
