@@ -95,7 +95,14 @@ final class TriggerTests: XCTestCase {
                     "DELETE FROM b WHERE y = 10",
                     "DELETE FROM b WHERE y = 30",
                     "COMMIT",
-                    "SELECT count(*) FROM a"] {
+                    "SELECT count(*) FROM a",
+                    // FAIL keeps the rows before the failing one; ABORT keeps none.
+                    "CREATE TRIGGER tf BEFORE INSERT ON a WHEN new.x = 7 BEGIN SELECT RAISE(FAIL, 'seven'); END",
+                    "INSERT INTO a VALUES (5), (6), (7), (8)",
+                    "BEGIN",
+                    "INSERT INTO a VALUES (50), (7)",
+                    "INSERT INTO a VALUES (60)",
+                    "COMMIT"] {
             same(d, sql, tables: tables)
         }
     }

@@ -231,6 +231,8 @@ public final class SQLDatabase: @unchecked Sendable {
                 if !explicitTransaction { try commit() }
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
+            } catch let failure as TriggerFailure {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
+                try keepChanges(after: failure, mark: mark)
             } catch {
                 rollback(to: mark)
                 lastInsertRowIdValue = savedRowId

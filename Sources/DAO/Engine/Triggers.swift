@@ -51,6 +51,22 @@ extension SQLDatabase {
         }
     }
 
+    /// Ends a statement that RAISE(FAIL) stopped: what it changed before stays (committed
+    /// now outside a transaction), and the error is RAISE's message.
+    /// - Throws: always: `DAOError.constraint`, or the commit's error (the statement then undone).
+    func keepChanges(after failure: TriggerFailure, mark: Int) throws -> Never {
+        if !explicitTransaction {
+            do {
+                try commit()
+            } catch {
+                rollback(to: mark)
+                discardPending()
+                throw error
+            }
+        }
+        throw DAOError.constraint(failure.message)
+    }
+
     // MARK: Firing
 
     /// BEFORE INSERT triggers of one row about to be inserted (its columns get their affinity
@@ -92,7 +108,8 @@ extension SQLDatabase {
             } catch let raise as TriggerRaise {
                 switch raise.action {
                 case .ignore: return timing == .after
-                case .abort, .fail: throw DAOError.constraint(raise.message)
+                case .abort: throw DAOError.constraint(raise.message)
+                case .fail: throw TriggerFailure(message: raise.message)
                 case .rollback:
                     if explicitTransaction {
                         rollback(to: 0)

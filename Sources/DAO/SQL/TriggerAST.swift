@@ -34,3 +34,9 @@ struct TriggerRaise: Error {
         message = args.count > 1 ? (SQLValues.text(of: args[1]) ?? "") : ""
     }
 }
+
+/// RAISE(FAIL, message) on its way out of the statement: unlike ABORT, the changes the
+/// statement made before it stay (SQLite's FAIL conflict resolution).
+struct TriggerFailure: Error {
+    var message: String
+}
