@@ -122,6 +122,24 @@ final class TriggerTests: XCTestCase {
         }
     }
 
+    /// A commit whose trigger writes another table notifies that table's observers too.
+    func testObserversOfATableATriggerWritesAreNotified() async throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try db.execute("CREATE TABLE t(a)")
+        try db.execute("CREATE TABLE log(x)")
+        try db.execute("CREATE TRIGGER tl AFTER INSERT ON t BEGIN INSERT INTO log VALUES (new.a); END")
+        var iterator = db.observe("SELECT x FROM log").makeAsyncIterator()
+        let first = try await iterator.next()
+        XCTAssertEqual(first?.rows ?? [[-1]], [])
+        let signal = try XCTUnwrap(iterator.registration.signal)
+        XCTAssertFalse(signal.isPending)
+        try db.execute("INSERT INTO t VALUES (4)")
+        XCTAssertTrue(signal.isPending, "the trigger's insert into log was committed")
+        let second = try await iterator.next()
+        XCTAssertEqual(second?.rows, [[4]])
+    }
+
     func testTriggersPersistAcrossReopen() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database
