@@ -140,6 +140,18 @@ final class TriggerTests: XCTestCase {
         XCTAssertEqual(second?.rows, [[4]])
     }
 
+    func testRowidInBeforeInsertIsMinusOneUntilChosen() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t(id INTEGER PRIMARY KEY, v)", "CREATE TABLE u(v)", "CREATE TABLE log(a, b, c)",
+               "CREATE TRIGGER x BEFORE INSERT ON t BEGIN INSERT INTO log VALUES (new.id, new.rowid, new.v); END",
+               "CREATE TRIGGER y BEFORE INSERT ON u BEGIN INSERT INTO log VALUES (new.rowid, new.v, 0); END",
+               "CREATE TRIGGER z AFTER INSERT ON u BEGIN INSERT INTO log VALUES (new.rowid, new.v, 1); END"])
+        for sql in ["INSERT INTO t VALUES (NULL, 1)", "INSERT INTO t(v) VALUES (2)", "INSERT INTO t VALUES (7, 3)",
+                    "INSERT INTO u VALUES (5)", "INSERT INTO u(rowid, v) VALUES (9, 6)"] {
+            same(d, sql, tables: ["t", "u", "log"])
+        }
+    }
+
     func testTriggersPersistAcrossReopen() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database

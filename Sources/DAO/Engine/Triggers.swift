@@ -76,6 +76,7 @@ extension SQLDatabase {
         let columns = table.definition.columns
         for index in columns.indices { row[index] = SQLValues.apply(columns[index].affinity, to: row[index]) }
         let rowid = (try? explicitRowid.flatMap { try rowidValue($0) }) ?? -1
+        if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }   // SQLite's -1 for a rowid still to choose
         return try fireTriggers(table, .before, .insert, old: nil, new: TriggerRow(rowid: rowid, row: row))
     }
 
