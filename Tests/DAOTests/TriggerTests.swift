@@ -152,6 +152,26 @@ final class TriggerTests: XCTestCase {
         }
     }
 
+    func testOrderOfSeveralTriggersAndRaiseInsideExpressions() throws {
+        let d = try Differential()
+        let tables = ["t", "log"]
+        d.run(["CREATE TABLE t(a, b)", "CREATE TABLE log(x)",
+               "CREATE TRIGGER first AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('first ' || new.a); END",
+               "CREATE TRIGGER second AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('second ' || new.a); END",
+               "CREATE TRIGGER check_b BEFORE INSERT ON t BEGIN SELECT CASE WHEN new.b < 0 THEN RAISE(ABORT, 'b < 0') END; END",
+               "CREATE TRIGGER touch BEFORE UPDATE ON t BEGIN UPDATE t SET b = b + 100 WHERE rowid = old.rowid; END",
+               "CREATE TRIGGER gone BEFORE UPDATE OF a ON t WHEN new.a = 'drop' BEGIN DELETE FROM t WHERE rowid = old.rowid; END"])
+        for sql in ["INSERT INTO t VALUES (1, 1), (2, 2)",
+                    "INSERT INTO t VALUES (3, -1)",
+                    "INSERT OR REPLACE INTO t(rowid, a, b) VALUES (1, 'one', 5)",
+                    "UPDATE t SET a = a || '!' WHERE rowid = 2",
+                    "UPDATE t SET a = 'drop' WHERE rowid = 1",
+                    "UPDATE t SET rowid = rowid + 10",
+                    "DELETE FROM t"] {
+            same(d, sql, tables: tables)
+        }
+    }
+
     func testTriggersPersistAcrossReopen() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database

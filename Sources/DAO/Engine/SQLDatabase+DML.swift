@@ -279,6 +279,8 @@ extension SQLDatabase {
                                        new: TriggerRow(rowid: newRowid, row: row), updated: updated),
                       let current = try self.row(table, rowid) else { continue }
                 old = current
+                reloadUnassigned(&row, from: current, assigned: updated)
+                if let alias = table.definition.rowidColumn { row[alias] = .integer(newRowid) }
             }
             if newRowid != rowid, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
             if let clash = conflicts(table, row: row, except: rowid).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }

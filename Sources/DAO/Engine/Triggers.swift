@@ -69,6 +69,12 @@ extension SQLDatabase {
 
     // MARK: Firing
 
+    /// After BEFORE UPDATE triggers: the columns the UPDATE does not set take the row's current
+    /// values again (a trigger may have changed them), as SQLite reloads them.
+    func reloadUnassigned(_ row: inout [DAOValue], from current: [DAOValue], assigned: Set<Int>) {
+        for index in current.indices where !assigned.contains(index) { row[index] = current[index] }
+    }
+
     /// BEFORE INSERT triggers of one row about to be inserted (its columns get their affinity
     /// first, as SQLite's NEW has it); false when RAISE(IGNORE) skips the row.
     func fireBeforeInsert(_ table: TableState, row: [DAOValue], explicitRowid: DAOValue?) throws -> Bool {

@@ -101,6 +101,8 @@ extension SQLDatabase {
                                    new: TriggerRow(rowid: newRowid, row: updated), updated: columns),
                   let current = try row(table, victim) else { return false }
             old = current
+            reloadUnassigned(&updated, from: current, assigned: columns)
+            if let alias = table.definition.rowidColumn { updated[alias] = .integer(newRowid) }
         }
         if newRowid != victim, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
         if let clash = conflicts(table, row: updated, except: victim).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }
