@@ -47,7 +47,7 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("SELECT * FROM t LEFT JOIN t AS u ON u.a = v.a, t AS v", "ON clause of a LEFT JOIN naming a table joined after it"),
             ("SELECT (SELECT max(t.a) FROM t AS u) FROM t", "aggregate of an enclosing query's column in a subquery"),
             ("WITH x AS (SELECT 1) DELETE FROM t", "WITH before DELETE"),
-            ("CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", "TRIGGER"),
+            ("CREATE TRIGGER tr INSTEAD OF INSERT ON t BEGIN SELECT 1; END", "INSTEAD OF trigger"),
             ("SELECT row_number() OVER () FROM t", "WINDOW"),
             ("SELECT soundex(a) FROM t", "function soundex"),
             ("SELECT a FROM t ORDER BY a COLLATE NOCASE", "COLLATE"),

@@ -226,6 +226,9 @@ struct Resolver {
                 aggregates.append(AggregateCall(name: name, args: resolvedArgs, distinct: distinct, star: star || args.isEmpty))
                 return .aggregate(aggregates.count - 1)
             }
+            if name == TriggerRaise.functionName {   // RAISE(...) in a trigger's body (Triggers.swift)
+                return .function(name: name, args: try args.map { try resolve($0, allowAggregates: false) }, distinct: false, star: false)
+            }
             guard ScalarFunctions.names.contains(name) else { throw DAOError.unsupported("function \(name)") }
             if star { throw SQLExecutionError("wrong number of arguments to function \(name)()") }
             if distinct { throw SQLExecutionError("DISTINCT aggregates must have exactly one argument") }

@@ -31,6 +31,7 @@ extension SQLDatabase {
                    _ run: () throws -> SQLResult) throws -> SQLResult {
         let table = try self.table(named: tableName)
         var resolver = Resolver(table: table)
+        resolver.database = self
         var names: [String] = []
         var outputs: [Expr] = []
         for column in columns {
@@ -62,6 +63,7 @@ extension SQLDatabase {
         defer { rowCapture = saved }
         var result = try run()
         let context = RowContext(parameters: self.context.parameters)
+        context.database = self
         var rows: [[DAOValue]] = []
         // SQLite changes the rows an UPDATE or DELETE matched in rowid order (its RowSet).
         let captured = mode == .inserted ? rowCapture.rows : rowCapture.rows.sorted { $0.order < $1.order }

@@ -95,6 +95,7 @@ extension SQLDatabase {
                 row[index] = try defaultValue(columns[index], context)
             }
             if let alias = table.definition.rowidColumn, given[alias] { explicitRowid = row[alias] }
+            if !table.triggers.isEmpty, try !fireBeforeInsert(table, row: row, explicitRowid: explicitRowid) { continue }   // Triggers.swift
             if try insertOne(table, row: row, explicitRowid: explicitRowid, mode: insert.mode, upsert: upsert) { changes += 1 }
         }
         return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
@@ -218,6 +219,7 @@ extension SQLDatabase {
         }
         insertRow(table, rowid: rowid, row: row)
         lastInsertRowIdValue = rowid
+        if !table.triggers.isEmpty { try fireTriggers(table, .after, .insert, old: nil, new: TriggerRow(rowid: rowid, row: row)) }
         return true
     }
 
@@ -258,7 +260,10 @@ extension SQLDatabase {
             assignments.append((target, resolved))
         }
         let matches = try matchingRows(table, whereClause, context)
+        let updated = Set(assignments.map(\.0))
+        var changes = 0
         for (rowid, old) in matches {
+            var old = old
             context.row = old
             context.rowid = rowid
             var row = old
@@ -276,12 +281,25 @@ extension SQLDatabase {
             }
             _ = try prepareRow(table, &row, mode: .abort, context)
             if let alias = table.definition.rowidColumn { row[alias] = .integer(newRowid) }
+            if !table.triggers.isEmpty {   // Triggers.swift; a BEFORE trigger may have changed or deleted the row
+                guard try fireTriggers(table, .before, .update, old: TriggerRow(rowid: rowid, row: old),
+                                       new: TriggerRow(rowid: newRowid, row: row), updated: updated),
+                      let current = try self.row(table, rowid) else { continue }
+                old = current
+                reloadUnassigned(&row, from: current, assigned: updated)
+                if let alias = table.definition.rowidColumn { row[alias] = .integer(newRowid) }
+            }
             if newRowid != rowid, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
             if let clash = conflicts(table, row: row, except: rowid).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }
             deleteRow(table, rowid: rowid, row: old)
             insertRow(table, rowid: newRowid, row: row)
+            changes += 1
+            if !table.triggers.isEmpty {
+                try fireTriggers(table, .after, .update, old: TriggerRow(rowid: rowid, row: old), new: TriggerRow(rowid: newRowid, row: row),
+                                 updated: updated)
+            }
         }
-        return SQLResult(changes: matches.count, lastInsertRowId: lastInsertRowIdValue)
+        return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
     }
 
     func runDelete(_ delete: DeleteStatement, _ context: RowContext) throws -> SQLResult {
@@ -290,7 +308,18 @@ extension SQLDatabase {
         resolver.database = self
         let whereClause = try delete.whereClause.map { try resolver.resolve($0, allowAggregates: false) }
         let matches = try matchingRows(table, whereClause, context)
-        for (rowid, row) in matches { deleteRow(table, rowid: rowid, row: row) }
-        return SQLResult(changes: matches.count, lastInsertRowId: lastInsertRowIdValue)
+        guard !table.triggers.isEmpty else {
+            for (rowid, row) in matches { deleteRow(table, rowid: rowid, row: row) }
+            return SQLResult(changes: matches.count, lastInsertRowId: lastInsertRowIdValue)
+        }
+        var changes = 0
+        for (rowid, row) in matches {   // Triggers.swift; a BEFORE trigger may have deleted the row
+            guard try fireTriggers(table, .before, .delete, old: TriggerRow(rowid: rowid, row: row), new: nil),
+                  let current = try self.row(table, rowid) else { continue }
+            deleteRow(table, rowid: rowid, row: current)
+            changes += 1
+            try fireTriggers(table, .after, .delete, old: TriggerRow(rowid: rowid, row: current), new: nil)
+        }
+        return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
     }
 }

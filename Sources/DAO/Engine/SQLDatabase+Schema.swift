@@ -42,14 +42,21 @@ extension SQLDatabase {
                 throw StoreError.corrupt("DAO catalog record of table \(name): no CREATE TABLE")
             }
             var definition = try TableDefinition(create)
+            var triggers: [CreateTriggerStatement] = []
             for text in record.statements.dropFirst() {
-                guard case .createIndex(let index) = try Parser.parse(text).0 else {
+                let parsed = try Parser.parse(text).0
+                if case .createTrigger(let trigger) = parsed, value.first == CatalogCodec.formatWithTriggers {   // Triggers.swift
+                    triggers.append(trigger)
+                    continue
+                }
+                guard triggers.isEmpty, case .createIndex(let index) = parsed else {
                     throw StoreError.corrupt("DAO catalog record of table \(name): not a CREATE INDEX: \(text)")
                 }
                 definition.indexes.append(try indexSchema(index, definition))
             }
             let table = TableState(definition: definition, space: record.space, spaceName: "")
             table.sequence = record.sequence
+            table.triggers = triggers
             tables[name] = table
             loaders[record.space] = TableLoader(table: table)
         }

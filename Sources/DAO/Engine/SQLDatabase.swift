@@ -45,6 +45,8 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var temporaryTables: [String: TableState] = [:]
     /// Rows a statement with RETURNING collects as it changes them (Returning.swift).
     @exclusivity(unchecked) var rowCapture = RowCapture()
+    /// Lower-cased names of the triggers running now, outermost first (Triggers.swift).
+    @exclusivity(unchecked) var firingTriggers: [String] = []
     /// WITH tables declared by the running statement and not computed yet.
     @exclusivity(unchecked) var commonTables = CommonTableScope()
     /// Views by lower-cased name (Engine/SQLDatabase+Views.swift): persisted ones, TEMP ones.
@@ -240,6 +242,8 @@ public final class SQLDatabase: @unchecked Sendable {
                 noteChanges(of: parsed.statement, result.changes)
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
+            } catch let failure as TriggerFailure {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
+                try keepChanges(after: failure, mark: mark)
             } catch {
                 rollback(to: mark)
                 noteChanges(of: parsed.statement, 0)
@@ -276,10 +280,12 @@ public final class SQLDatabase: @unchecked Sendable {
         case .dropTable(let name, let ifExists): try dropTable(name, ifExists: ifExists); return SQLResult()
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
         case .addColumn(let table, let column): try refuseTemporary(table); try addColumn(table, column); return SQLResult()
-        case .renameTable(let from, let to): try refuseTemporary(from); try renameTable(from, to: to); return SQLResult()
-        case .renameColumn(let table, let from, let to): try refuseTemporary(table); try renameColumn(table, from, to: to); return SQLResult()
+        case .renameTable(let from, let to): try refuseTemporary(from); try refuseTriggers(from); try renameTable(from, to: to); return SQLResult()
+        case .renameColumn(let table, let from, let to): try refuseTemporary(table); try refuseTriggers(table); try renameColumn(table, from, to: to); return SQLResult()
         case .dropColumn(let table, let column): try refuseTemporary(table); try dropColumn(table, column); return SQLResult()
         case .reindex(let name): try reindex(name); return SQLResult()
+        case .createTrigger(let create): try createTrigger(create); return SQLResult()   // Triggers.swift
+        case .dropTrigger(let name, let ifExists): try dropTrigger(name, ifExists: ifExists); return SQLResult()
         case .begin, .commit, .rollback: return SQLResult()
         }
     }

@@ -39,6 +39,7 @@ extension SQLDatabase {
             }
         }
         var resolver = Resolver(table: table)
+        resolver.database = self
         let width = definition.columns.count
         func resolve(_ expr: Expr) throws -> Expr {
             try resolver.resolve(expr.bindingExcluded(definition, width: width), allowAggregates: false)
@@ -54,8 +55,10 @@ extension SQLDatabase {
                 assignments?.append((position, try resolve(expr)))
             }
         }
+        let upsertContext = RowContext(parameters: context.parameters)
+        upsertContext.database = self   // DO UPDATE may hold subqueries
         return CompiledUpsert(target: target, assignments: assignments, whereClause: try clause.whereClause.map(resolve),
-                              context: RowContext(parameters: context.parameters))
+                              context: upsertContext)
     }
 
     /// The row the proposed `row` collides with in the upsert's target, if any.
@@ -75,7 +78,7 @@ extension SQLDatabase {
     /// DO NOTHING (false) or DO UPDATE of row `victim` (true when its WHERE let it update).
     /// - Throws: the constraint errors an UPDATE of that row would throw.
     func upsertUpdate(_ table: TableState, _ upsert: CompiledUpsert, victim: Int64, proposed: [DAOValue]) throws -> Bool {
-        guard let assignments = upsert.assignments, let old = try row(table, victim) else { return false }
+        guard let assignments = upsert.assignments, var old = try row(table, victim) else { return false }
         let context = upsert.context
         context.row = old + proposed
         context.rowid = victim
@@ -95,10 +98,23 @@ extension SQLDatabase {
         }
         _ = try prepareRow(table, &updated, mode: .abort, context)
         if let alias = table.definition.rowidColumn { updated[alias] = .integer(newRowid) }
+        let columns = Set(assignments.map(\.0))
+        if !table.triggers.isEmpty {   // DO UPDATE fires UPDATE triggers, as in SQLite (Triggers.swift)
+            guard try fireTriggers(table, .before, .update, old: TriggerRow(rowid: victim, row: old),
+                                   new: TriggerRow(rowid: newRowid, row: updated), updated: columns),
+                  let current = try row(table, victim) else { return false }
+            old = current
+            reloadUnassigned(&updated, from: current, assigned: columns)
+            if let alias = table.definition.rowidColumn { updated[alias] = .integer(newRowid) }
+        }
         if newRowid != victim, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
         if let clash = conflicts(table, row: updated, except: victim).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }
         deleteRow(table, rowid: victim, row: old)
         insertRow(table, rowid: newRowid, row: updated)
+        if !table.triggers.isEmpty {
+            try fireTriggers(table, .after, .update, old: TriggerRow(rowid: victim, row: old), new: TriggerRow(rowid: newRowid, row: updated),
+                             updated: columns)
+        }
         return true
     }
 }

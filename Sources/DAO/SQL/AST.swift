@@ -267,6 +267,9 @@ enum Statement: Sendable {
     case delete(DeleteStatement)
     /// REINDEX [name] (IndexHints.swift).
     case reindex(String?)
+    /// CREATE TRIGGER / DROP TRIGGER (SQL/TriggerAST.swift, Engine/Triggers.swift).
+    case createTrigger(CreateTriggerStatement)
+    case dropTrigger(String, ifExists: Bool)
     case begin, commit, rollback
     case createView(CreateViewStatement)
     case dropView(String, ifExists: Bool)

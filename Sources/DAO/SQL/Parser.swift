@@ -13,6 +13,8 @@ struct Parser {
     /// so hostile input gets an error instead of overflowing the thread's stack (a fuzzer found
     /// 2,000 nested parentheses crashing the parser).
     private var nesting = 0
+    /// Whether a trigger's body is being parsed (RAISE is allowed only there; Triggers.swift).
+    private var inTriggerBody = false
 
     /// Nesting at which SQLite's parser gives up ("parser stack overflow"; it accepts 50 nested
     /// parentheses and refuses 100).
@@ -151,11 +153,11 @@ struct Parser {
         let temporary = acceptKeyword("TEMP") || acceptKeyword("TEMPORARY")
         if temporary, !peekKeyword("TABLE") {
             if peekKeyword("VIEW") { return .createView(try parseCreateView(start: start, temporary: true)) }
-            if peekKeyword("TRIGGER") { throw DAOError.unsupported("TEMP") }
+            if peekKeyword("TRIGGER") { throw DAOError.unsupported("TEMP TRIGGER") }
             throw syntaxError()
         }
         if peekKeyword("VIEW") { return .createView(try parseCreateView(start: start, temporary: false)) }
-        if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
+        if peekKeyword("TRIGGER") { return .createTrigger(try parseCreateTrigger()) }
         if peekKeyword("VIRTUAL") { throw DAOError.unsupported("VIRTUAL TABLE") }
         let unique = acceptKeyword("UNIQUE")
         if acceptKeyword("INDEX") {
@@ -210,6 +212,73 @@ struct Parser {
         if peekKeyword("STRICT") { throw DAOError.unsupported("STRICT") }
         return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns,
                                                  primaryKey: primaryKey, uniques: uniques, temporary: temporary))
+    }
+
+    /// `TRIGGER [IF NOT EXISTS] name [BEFORE|AFTER] event ON table [FOR EACH ROW] [WHEN expr]
+    /// BEGIN stmt; ... END`, after CREATE (Engine/Triggers.swift); its text is kept for the catalog.
+    private mutating func parseCreateTrigger() throws -> CreateTriggerStatement {
+        let start = tokens[max(0, position - 1)].start
+        try expectKeyword("TRIGGER")
+        let ifNotExists = try parseIfNotExists()
+        let name = try parseName()
+        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        var timing = TriggerTiming.before
+        if acceptKeyword("AFTER") { timing = .after }
+        else if acceptKeyword("INSTEAD") { throw DAOError.unsupported("INSTEAD OF trigger") }
+        else { _ = acceptKeyword("BEFORE") }
+        let event: TriggerEvent
+        var columns: [String]?
+        if acceptKeyword("INSERT") { event = .insert }
+        else if acceptKeyword("DELETE") { event = .delete }
+        else {
+            try expectKeyword("UPDATE")
+            event = .update
+            if acceptKeyword("OF") {
+                var names: [String] = []
+                repeat { names.append(try parseName()) } while acceptSymbol(",")
+                columns = names
+            }
+        }
+        try expectKeyword("ON")
+        let table = try parseName()
+        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        if acceptKeyword("FOR") { try expectKeyword("EACH"); try expectKeyword("ROW") }
+        var when: Expr?
+        if acceptKeyword("WHEN") { when = try parseExpression() }
+        try expectKeyword("BEGIN")
+        let parametersBefore = parameterCount
+        inTriggerBody = true
+        defer { inTriggerBody = false }
+        var body: [Statement] = []
+        repeat {
+            guard current.kind == .identifier, ["INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "WITH", "VALUES"].contains(current.upper) else {
+                throw syntaxError()
+            }
+            body.append(try parseStatement())
+            try expectSymbol(";")
+        } while !acceptKeyword("END")
+        if parameterCount != parametersBefore { throw SQLExecutionError("trigger cannot use variables") }
+        let text = sourceText(from: start, to: tokens[position - 1].end)
+        return CreateTriggerStatement(name: name, ifNotExists: ifNotExists, timing: timing, event: event, columns: columns,
+                                      table: table, when: when, body: body, sql: text)
+    }
+
+    /// `RAISE(IGNORE)` or `RAISE(ABORT|FAIL|ROLLBACK, message)`, only in a trigger's body: a call
+    /// of the function `raise` whose first argument names the action (Engine/Triggers.swift).
+    private mutating func parseRaise() throws -> Expr {
+        guard inTriggerBody else { throw SQLExecutionError("RAISE() may only be used within a trigger-program") }
+        position += 1
+        try expectSymbol("(")
+        let action = current.upper
+        guard current.kind == .identifier, ["IGNORE", "ABORT", "FAIL", "ROLLBACK"].contains(action) else { throw syntaxError() }
+        position += 1
+        var args: [Expr] = [.literal(.text(action))]
+        if action != "IGNORE" {
+            try expectSymbol(",")
+            args.append(try parseExpression())
+        }
+        try expectSymbol(")")
+        return .function(name: TriggerRaise.functionName, args: args, distinct: false, star: false)
     }
 
     private mutating func skipConflictClause() throws {
@@ -365,14 +434,14 @@ struct Parser {
 
     private mutating func parseDrop() throws -> Statement {
         try expectKeyword("DROP")
-        if acceptKeyword("VIEW") {
+        if acceptKeyword("VIEW") || acceptKeyword("TRIGGER") {
+            let isView = tokens[position - 1].upper == "VIEW"
             var ifExists = false
             if acceptKeyword("IF") { try expectKeyword("EXISTS"); ifExists = true }
             let name = try parseName()
             if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
-            return .dropView(name, ifExists: ifExists)
+            return isView ? .dropView(name, ifExists: ifExists) : .dropTrigger(name, ifExists: ifExists)
         }
-        if peekKeyword("TRIGGER") { throw DAOError.unsupported("TRIGGER") }
         let isTable: Bool
         if acceptKeyword("TABLE") { isTable = true } else { try expectKeyword("INDEX"); isTable = false }
         var ifExists = false
@@ -1067,7 +1136,7 @@ struct Parser {
                 try expectSymbol(")")
                 return .exists(SubqueryPlan(select), negated: false)
             case "SELECT": throw DAOError.unsupported("subquery")
-            case "RAISE": throw DAOError.unsupported("RAISE")
+            case "RAISE": return try parseRaise()
             case "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP":
                 position += 1
                 return .function(name: token.upper.lowercased(), args: [], distinct: false, star: false)

@@ -74,6 +74,7 @@ enum ScalarFunctions {
     static func call(_ name: String, _ args: [DAOValue], _ context: RowContext? = nil) throws -> DAOValue {
         if DateTimeFunctions.names.contains(name) { return try DateTimeFunctions.call(name, args, context) }
         switch name {
+        case TriggerRaise.functionName: throw TriggerRaise(args)   // RAISE(...) (Engine/Triggers.swift)
         case "length":
             switch args[0] {
             case .null: return .null

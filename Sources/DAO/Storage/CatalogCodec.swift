@@ -5,16 +5,21 @@ import LogStore
 /// format byte 0x01; u32 big-endian key space of the rows; i64 big-endian AUTOINCREMENT
 /// sequence; u32 big-endian count n; n times (u32 big-endian length, UTF-8 SQL text): the
 /// CREATE TABLE statement, then one CREATE INDEX statement per explicit index.
+/// Format byte 0x02 (a table with triggers, Engine/Triggers.swift): the same layout, the texts
+/// then go on with one CREATE TRIGGER statement per trigger, in creation order. A table without
+/// triggers is still written as 0x01, so stores without triggers stay readable by older builds.
 enum CatalogCodec {
     static let formatVersion: UInt8 = 1
+    static let formatWithTriggers: UInt8 = 2
 
     static func encode(_ table: TableState) -> [UInt8] {
-        var out: [UInt8] = [formatVersion]
+        var out: [UInt8] = [table.triggers.isEmpty ? formatVersion : formatWithTriggers]
         appendBigEndian(UInt64(table.space), bytes: 4, to: &out)
         appendBigEndian(UInt64(bitPattern: table.sequence), bytes: 8, to: &out)
         let definition = table.definition
         var texts = [definition.createSQL]
         for index in definition.indexes where !index.isConstraint { texts.append(definition.createIndexSQL(index)) }
+        texts.append(contentsOf: table.triggers.map(\.sql))
         appendBigEndian(UInt64(texts.count), bytes: 4, to: &out)
         for text in texts {
             appendBigEndian(UInt64(text.utf8.count), bytes: 4, to: &out)
@@ -31,7 +36,7 @@ enum CatalogCodec {
 
     static func decode(_ bytes: [UInt8], name: String) throws -> Record {
         func corrupt(_ why: String) -> StoreError { .corrupt("DAO catalog record of table \(name): \(why)") }
-        guard bytes.first == formatVersion else { throw corrupt("unknown format \(bytes.first.map(String.init) ?? "none")") }
+        guard bytes.first == formatVersion || bytes.first == formatWithTriggers else { throw corrupt("unknown format \(bytes.first.map(String.init) ?? "none")") }
         var position = 1
         func read(_ count: Int) throws -> UInt64 {
             guard position + count <= bytes.count else { throw corrupt("truncated at byte \(position)") }

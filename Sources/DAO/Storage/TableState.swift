@@ -62,6 +62,8 @@ final class TableState: @unchecked Sendable {
     var spaceName: String
     @exclusivity(unchecked) var rowids = SortedChunks<Int64>()
     @exclusivity(unchecked) var indexes: [IndexState]
+    /// Its triggers, in creation order (Engine/Triggers.swift).
+    var triggers: [CreateTriggerStatement] = []
     /// Largest rowid ever handed out by AUTOINCREMENT (SQLite's sqlite_sequence).
     var sequence: Int64 = 0
     /// Rows changed and not yet written to the store: their bytes, or nil for a deleted one.

@@ -1,0 +1,251 @@
+/// Triggers (CREATE TRIGGER / DROP TRIGGER): kept by their table (`TableState.triggers`, parsed
+/// once, when created or when the catalog loads) and persisted in its catalog record (FORMAT.md
+/// "DAO tables", format 0x02). Row triggers fire from the INSERT, UPDATE and DELETE loops
+/// (SQLDatabase+DML.swift) inside the statement's undo mark, so a failing trigger or a
+/// RAISE(ABORT) leaves everything as it was. As SQLite with recursive_triggers OFF, a trigger
+/// that is already running does not fire again. NEW and OLD are replaced by the row's values
+/// before each body statement is resolved.
+extension SQLDatabase {
+    /// The row a trigger sees as NEW or OLD.
+    struct TriggerRow {
+        var rowid: Int64
+        var row: [DAOValue]
+    }
+
+    /// The table holding the trigger named `key` (lower-cased) and its position there.
+    func trigger(named key: String) -> (TableState, Int)? {
+        for table in tables.values {
+            if let position = table.triggers.firstIndex(where: { $0.name.lowercased() == key }) { return (table, position) }
+        }
+        return nil
+    }
+
+    func createTrigger(_ statement: CreateTriggerStatement) throws {
+        let key = statement.name.lowercased()
+        if trigger(named: key) != nil {
+            if statement.ifNotExists { return }
+            throw SQLExecutionError("trigger \(statement.name) already exists")
+        }
+        if key.hasPrefix("sqlite_") { throw SQLExecutionError("object name reserved for internal use: \(statement.name)") }
+        let tableKey = statement.table.lowercased()
+        if temporaryTables[tableKey] != nil { throw DAOError.unsupported("TRIGGER on a TEMP table") }
+        guard let table = tables[tableKey] else { throw SQLExecutionError("no such table: main.\(statement.table)") }
+        table.triggers.append(statement)
+        changeSchema([table.name]) { [unowned table] in table.triggers.removeAll { $0.name.lowercased() == key } }
+    }
+
+    func dropTrigger(_ name: String, ifExists: Bool) throws {
+        guard let (table, position) = trigger(named: name.lowercased()) else {
+            if ifExists { return }
+            throw SQLExecutionError("no such trigger: \(name)")
+        }
+        let removed = table.triggers.remove(at: position)
+        changeSchema([table.name]) { [unowned table] in table.triggers.insert(removed, at: position) }
+    }
+
+    /// ALTER TABLE RENAME on a table with triggers would leave their SQL text naming the old
+    /// names (SQLite rewrites it); refused until that is done.
+    func refuseTriggers(_ table: String) throws {
+        if let state = tables[table.lowercased()], !state.triggers.isEmpty {
+            throw DAOError.unsupported("ALTER TABLE RENAME on a table with triggers")
+        }
+    }
+
+    /// Ends a statement that RAISE(FAIL) stopped: what it changed before stays (committed
+    /// now outside a transaction), and the error is RAISE's message.
+    /// - Throws: always: `DAOError.constraint`, or the commit's error (the statement then undone).
+    func keepChanges(after failure: TriggerFailure, mark: Int) throws -> Never {
+        if !explicitTransaction {
+            do {
+                try commit()
+            } catch {
+                rollback(to: mark)
+                discardPending()
+                throw error
+            }
+        }
+        throw DAOError.constraint(failure.message)
+    }
+
+    // MARK: Firing
+
+    /// After BEFORE UPDATE triggers: the columns the UPDATE does not set take the row's current
+    /// values again (a trigger may have changed them), as SQLite reloads them.
+    func reloadUnassigned(_ row: inout [DAOValue], from current: [DAOValue], assigned: Set<Int>) {
+        for index in current.indices where !assigned.contains(index) { row[index] = current[index] }
+    }
+
+    /// BEFORE INSERT triggers of one row about to be inserted (its columns get their affinity
+    /// first, as SQLite's NEW has it); false when RAISE(IGNORE) skips the row.
+    func fireBeforeInsert(_ table: TableState, row: [DAOValue], explicitRowid: DAOValue?) throws -> Bool {
+        var row = row
+        let columns = table.definition.columns
+        for index in columns.indices { row[index] = SQLValues.apply(columns[index].affinity, to: row[index]) }
+        let rowid = (try? explicitRowid.flatMap { try rowidValue($0) }) ?? -1
+        if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }   // SQLite's -1 for a rowid still to choose
+        return try fireTriggers(table, .before, .insert, old: nil, new: TriggerRow(rowid: rowid, row: row))
+    }
+
+    /// Runs the triggers of `table` for `event` at `timing` on one row, newest trigger first
+    /// (SQLite's order). Returns false when a BEFORE trigger's RAISE(IGNORE) skips the row.
+    /// `updated`: the columns an UPDATE sets (UPDATE OF fires only when one of its columns is).
+    /// - Throws: the body's errors; `DAOError.constraint` with RAISE's message for ABORT, FAIL
+    ///   and ROLLBACK (ROLLBACK first ends the open transaction, undoing it).
+    @discardableResult
+    func fireTriggers(_ table: TableState, _ timing: TriggerTiming, _ event: TriggerEvent,
+                      old: TriggerRow?, new: TriggerRow?, updated: Set<Int> = []) throws -> Bool {
+        for trigger in table.triggers.reversed() where trigger.timing == timing && trigger.event == event {
+            let key = trigger.name.lowercased()
+            if firingTriggers.contains(key) { continue }
+            if let columns = trigger.columns {
+                let fires = columns.contains { name in
+                    if let index = table.definition.columnIndex(name) { return updated.contains(index) }
+                    return Resolver.rowidNames.contains(name.lowercased()) && updated.contains(-1)
+                }
+                if !fires { continue }
+            }
+            let rows = TriggerRows(table: table, old: old, new: new)
+            if let when = trigger.when {
+                var resolver = Resolver(table: nil)
+                resolver.database = self   // WHEN may hold subqueries
+                let condition = try resolver.resolve(try rows.substitute(when), allowAggregates: false)
+                let whenContext = RowContext(parameters: [])
+                whenContext.database = self
+                guard try Evaluator.condition(condition, whenContext) == true else { continue }
+            }
+            do {
+                try runTriggerBody(trigger, key: key, rows)
+            } catch let raise as TriggerRaise {
+                switch raise.action {
+                case .ignore: return timing == .after
+                case .abort: throw DAOError.constraint(raise.message)
+                case .fail: throw TriggerFailure(message: raise.message)
+                case .rollback:
+                    if explicitTransaction {
+                        rollback(to: 0)
+                        explicitTransaction = false
+                    }
+                    throw DAOError.constraint(raise.message)
+                }
+            }
+        }
+        return true
+    }
+
+    /// Runs a trigger's statements for one row with their own row context, RETURNING capture
+    /// and last insert rowid (a trigger's inserts do not change the statement's).
+    private func runTriggerBody(_ trigger: CreateTriggerStatement, key: String, _ rows: TriggerRows) throws {
+        firingTriggers.append(key)
+        let savedCapture = rowCapture, savedRowid = lastInsertRowIdValue
+        rowCapture = RowCapture()
+        defer {
+            firingTriggers.removeLast()
+            rowCapture = savedCapture
+            lastInsertRowIdValue = savedRowid
+        }
+        for statement in trigger.body {
+            let context = RowContext(parameters: [])
+            context.database = self   // subqueries of the body run against it; 'now' is the statement's
+            switch try rows.substitute(statement) {
+            case .insert(let insert): _ = try runInsert(insert, context)
+            case .update(let update): _ = try runUpdate(update, context)
+            case .delete(let delete): _ = try runDelete(delete, context)
+            case .select(let select): _ = try runSelect(select, context)
+            default: throw DAOError.unsupported("statement in a trigger body")
+            }
+        }
+    }
+}
+
+/// NEW and OLD of one firing: replaces `NEW.col` / `OLD.col` in a trigger's statements by the
+/// row's values (SQLite's "no such column" for the one the event has not).
+struct TriggerRows {
+    let table: TableState
+    let old: SQLDatabase.TriggerRow?
+    let new: SQLDatabase.TriggerRow?
+
+    func value(_ qualifier: String, _ name: String) throws -> Expr? {
+        let lower = qualifier.lowercased()
+        let source: SQLDatabase.TriggerRow?
+        if lower == "new" { source = new } else if lower == "old" { source = old } else { return nil }
+        guard let source else { throw DAOError.noSuchColumn("\(qualifier).\(name)") }
+        // As in SQLite 3.40, NEW.x and OLD.x are bare values: no column affinity in comparisons.
+        if let index = table.definition.columnIndex(name) { return .literal(source.row[index]) }
+        if Resolver.rowidNames.contains(name.lowercased()) { return .literal(.integer(source.rowid)) }
+        throw DAOError.noSuchColumn("\(qualifier).\(name)")
+    }
+
+    func substitute(_ expr: Expr) throws -> Expr {
+        switch expr {
+        case .column(let table?, let name):
+            if let value = try value(table, name) { return value }
+            return expr
+        case .literal, .parameter, .column, .slot, .aggregate, .outerSlot: return expr
+        // Subqueries of a trigger body are still in parsed form: NEW/OLD inside them too.
+        case .subquery(let plan): return .subquery(SubqueryPlan(try substitute(plan.statement)))
+        case .exists(let plan, let negated): return .exists(SubqueryPlan(try substitute(plan.statement)), negated: negated)
+        case .inSelect(let e, let plan, let negated):
+            return .inSelect(try substitute(e), SubqueryPlan(try substitute(plan.statement)), negated: negated)
+        case .unary(let op, let e): return .unary(op, try substitute(e))
+        case .binary(let op, let a, let b): return .binary(op, try substitute(a), try substitute(b))
+        case .isNull(let e, let negated): return .isNull(try substitute(e), negated: negated)
+        case .inList(let e, let items, let negated): return .inList(try substitute(e), try items.map(substitute), negated: negated)
+        case .between(let e, let low, let high, let negated):
+            return .between(try substitute(e), try substitute(low), try substitute(high), negated: negated)
+        case .like(let e, let pattern, let escape, let negated):
+            return .like(try substitute(e), try substitute(pattern), escape: try escape.map(substitute), negated: negated)
+        case .glob(let e, let pattern, let negated): return .glob(try substitute(e), try substitute(pattern), negated: negated)
+        case .caseWhen(let base, let whens, let otherwise):
+            return .caseWhen(base: try base.map(substitute), whens: try whens.map { (try substitute($0.0), try substitute($0.1)) },
+                             otherwise: try otherwise.map(substitute))
+        case .cast(let e, let typeName): return .cast(try substitute(e), typeName: typeName)
+        case .function(let name, let args, let distinct, let star):
+            return .function(name: name, args: try args.map(substitute), distinct: distinct, star: star)
+        }
+    }
+
+    func substitute(_ statement: Statement) throws -> Statement {
+        switch statement {
+        case .insert(var insert):
+            insert.values = try insert.values?.map { try $0.map(substitute) }
+            insert.select = try insert.select.map(substitute)
+            return .insert(insert)
+        case .update(var update):
+            update.assignments = try update.assignments.map { ($0.0, try substitute($0.1)) }
+            update.whereClause = try update.whereClause.map(substitute)
+            return .update(update)
+        case .delete(var delete):
+            delete.whereClause = try delete.whereClause.map(substitute)
+            return .delete(delete)
+        case .select(let select): return .select(try substitute(select))
+        default: return statement
+        }
+    }
+
+    func substitute(_ select: SelectStatement) throws -> SelectStatement {
+        var select = select
+        select.columns = try select.columns.map { column in
+            var column = column
+            if case .expression(let e) = column.kind { column.kind = .expression(try substitute(e)) }
+            return column
+        }
+        select.whereClause = try select.whereClause.map(substitute)
+        select.groupBy = try select.groupBy.map(substitute)
+        select.having = try select.having.map(substitute)
+        select.orderBy = try select.orderBy.map { OrderTerm(expr: try substitute($0.expr), descending: $0.descending) }
+        select.limit = try select.limit.map(substitute)
+        select.offset = try select.offset.map(substitute)
+        select.from = try select.from.map { item in
+            var item = item
+            item.on = try item.on.map(substitute)
+            if case .subquery(let inner) = item.source { item.source = .subquery(try substitute(inner)) }
+            return item
+        }
+        select.compound = try select.compound.map { CompoundTerm(op: $0.op, select: try substitute($0.select)) }
+        if var with = select.with {
+            with.tables = try with.tables.map { CommonTableExpression(name: $0.name, columns: $0.columns, select: try substitute($0.select)) }
+            select.with = with
+        }
+        return select
+    }
+}
