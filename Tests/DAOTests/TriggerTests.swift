@@ -205,4 +205,25 @@ final class TriggerTests: XCTestCase {
         try db.execute("INSERT INTO t VALUES (7)")
         XCTAssertEqual(try db.execute("SELECT x FROM log").rows, [[10]])
     }
+    /// Subqueries, joins and views inside trigger bodies and WHEN, and subqueries in upsert and
+    /// RETURNING (found when the join/subquery and trigger work met: their contexts had no
+    /// database to run a subquery against, so each was refused as "subquery").
+    func testSubqueriesInsideTriggersUpsertAndReturning() throws {
+        let d = try Differential()
+        let tables = ["a", "log"]
+        d.run(["CREATE TABLE a(id INTEGER PRIMARY KEY, name TEXT, parent INT)",
+               "CREATE TABLE log(msg TEXT)",
+               "CREATE VIEW kids AS SELECT p.name AS pn, c.name AS cn FROM a p JOIN a c ON c.parent = p.id"])
+        for sql in ["INSERT INTO a VALUES (1, 'root', NULL), (2, 'x', 1)",
+                    "CREATE TRIGGER tw AFTER INSERT ON a WHEN new.parent IN (SELECT id FROM a WHERE name = 'root') BEGIN INSERT INTO log VALUES ('child ' || new.name || ' ' || (SELECT count(*) FROM a AS b WHERE b.parent = new.parent)); END",
+                    "CREATE TRIGGER te AFTER INSERT ON a BEGIN INSERT INTO log SELECT 'kid of ' || pn FROM kids WHERE cn = new.name AND EXISTS (SELECT 1 FROM a WHERE id = new.parent); END",
+                    "CREATE TRIGGER td BEFORE DELETE ON a WHEN (SELECT count(*) FROM a WHERE parent = old.id) > 0 BEGIN SELECT RAISE(ABORT, 'has children'); END",
+                    "INSERT INTO a VALUES (3, 'y', 1), (4, 'z', 2)",
+                    "DELETE FROM a WHERE id = 1",
+                    "DELETE FROM a WHERE id = 4",
+                    "INSERT INTO a VALUES (3, 'w', 2) ON CONFLICT(id) DO UPDATE SET name = (SELECT max(name) FROM a) || '+'",
+                    "INSERT INTO a VALUES (5, 'v', 3) RETURNING id, (SELECT count(*) FROM a), name"] {
+            same(d, sql, tables: tables)
+        }
+    }
 }
