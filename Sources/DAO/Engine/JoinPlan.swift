@@ -88,7 +88,7 @@ final class JoinPlan {
     /// sources' slots as values of the enclosing row; nil when it holds a subquery.
     private func lookupTerm(_ term: Expr, for source: Source) -> Expr? {
         if term.containsSubquery { return nil }
-        return term.mappingSlots { expr in
+        return term.replacingNodes { expr in
             switch expr {
             case .slot(let index, let affinity):
                 if index == source.offset + source.width { return .slot(-1, .integer) }
@@ -228,30 +228,6 @@ final class JoinPlan {
                 let name = indexes.indices.contains(index) ? indexes[index].name : "#\(index)"
                 return prefix + "SEARCH \(shown) USING INDEX \(name)"
             }
-        }
-    }
-}
-
-extension Expr {
-    /// The expression with each node that `transform` answers replaced (children first
-    /// untouched: a replaced node is not descended into). Subqueries are kept as they are.
-    func mappingSlots(_ transform: (Expr) -> Expr?) -> Expr {
-        if let replaced = transform(self) { return replaced }
-        func m(_ e: Expr) -> Expr { e.mappingSlots(transform) }
-        switch self {
-        case .literal, .parameter, .column, .slot, .aggregate, .outerSlot, .subquery, .exists: return self
-        case .inSelect(let e, let plan, let negated): return .inSelect(m(e), plan, negated: negated)
-        case .unary(let op, let e): return .unary(op, m(e))
-        case .binary(let op, let a, let b): return .binary(op, m(a), m(b))
-        case .isNull(let e, let negated): return .isNull(m(e), negated: negated)
-        case .inList(let e, let items, let negated): return .inList(m(e), items.map(m), negated: negated)
-        case .between(let a, let b, let c, let negated): return .between(m(a), m(b), m(c), negated: negated)
-        case .like(let a, let b, let c, let negated): return .like(m(a), m(b), escape: c.map(m), negated: negated)
-        case .glob(let a, let b, let negated): return .glob(m(a), m(b), negated: negated)
-        case .caseWhen(let base, let whens, let otherwise):
-            return .caseWhen(base: base.map(m), whens: whens.map { (m($0.0), m($0.1)) }, otherwise: otherwise.map(m))
-        case .cast(let e, let typeName): return .cast(m(e), typeName: typeName)
-        case .function(let name, let args, let distinct, let star): return .function(name: name, args: args.map(m), distinct: distinct, star: star)
         }
     }
 }

@@ -176,31 +176,16 @@ struct TriggerRows {
     }
 
     func substitute(_ expr: Expr) throws -> Expr {
-        switch expr {
-        case .column(let table?, let name):
-            if let value = try value(table, name) { return value }
-            return expr
-        case .literal, .parameter, .column, .slot, .aggregate, .outerSlot: return expr
-        // Subqueries of a trigger body are still in parsed form: NEW/OLD inside them too.
-        case .subquery(let plan): return .subquery(SubqueryPlan(try substitute(plan.statement)))
-        case .exists(let plan, let negated): return .exists(SubqueryPlan(try substitute(plan.statement)), negated: negated)
-        case .inSelect(let e, let plan, let negated):
-            return .inSelect(try substitute(e), SubqueryPlan(try substitute(plan.statement)), negated: negated)
-        case .unary(let op, let e): return .unary(op, try substitute(e))
-        case .binary(let op, let a, let b): return .binary(op, try substitute(a), try substitute(b))
-        case .isNull(let e, let negated): return .isNull(try substitute(e), negated: negated)
-        case .inList(let e, let items, let negated): return .inList(try substitute(e), try items.map(substitute), negated: negated)
-        case .between(let e, let low, let high, let negated):
-            return .between(try substitute(e), try substitute(low), try substitute(high), negated: negated)
-        case .like(let e, let pattern, let escape, let negated):
-            return .like(try substitute(e), try substitute(pattern), escape: try escape.map(substitute), negated: negated)
-        case .glob(let e, let pattern, let negated): return .glob(try substitute(e), try substitute(pattern), negated: negated)
-        case .caseWhen(let base, let whens, let otherwise):
-            return .caseWhen(base: try base.map(substitute), whens: try whens.map { (try substitute($0.0), try substitute($0.1)) },
-                             otherwise: try otherwise.map(substitute))
-        case .cast(let e, let typeName): return .cast(try substitute(e), typeName: typeName)
-        case .function(let name, let args, let distinct, let star):
-            return .function(name: name, args: try args.map(substitute), distinct: distinct, star: star)
+        try expr.replacingNodes { node in
+            switch node {
+            case .column(let table?, let name): return try value(table, name)
+            // Subqueries of a trigger body are still in parsed form: NEW/OLD inside them too.
+            case .subquery(let plan): return .subquery(SubqueryPlan(try substitute(plan.statement)))
+            case .exists(let plan, let negated): return .exists(SubqueryPlan(try substitute(plan.statement)), negated: negated)
+            case .inSelect(let e, let plan, let negated):
+                return .inSelect(try substitute(e), SubqueryPlan(try substitute(plan.statement)), negated: negated)
+            default: return nil
+            }
         }
     }
 

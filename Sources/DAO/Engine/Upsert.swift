@@ -123,29 +123,11 @@ extension Expr {
     /// The expression with `excluded.column` replaced by its slot in an upsert's row (`width`
     /// plus the column's position).
     func bindingExcluded(_ definition: TableDefinition, width: Int) throws -> Expr {
-        func bind(_ expr: Expr) throws -> Expr { try expr.bindingExcluded(definition, width: width) }
-        switch self {
-        case .column(let qualifier?, let name) where qualifier.lowercased() == "excluded":
+        // A subquery's own `excluded.x` stays unbound and fails as "no such column".
+        try replacingNodes { node in
+            guard case .column(let qualifier?, let name) = node, qualifier.lowercased() == "excluded" else { return nil }
             guard let index = definition.columnIndex(name) else { throw DAOError.noSuchColumn("excluded.\(name)") }
             return .slot(width + index, definition.columns[index].affinity)
-        case .literal, .parameter, .column, .slot, .aggregate, .outerSlot: return self
-        // A subquery's own `excluded.x` stays unbound and fails as "no such column".
-        case .subquery, .exists: return self
-        case .inSelect(let l, let plan, let negated): return .inSelect(try bind(l), plan, negated: negated)
-        case .unary(let op, let inner): return .unary(op, try bind(inner))
-        case .binary(let op, let l, let r): return .binary(op, try bind(l), try bind(r))
-        case .isNull(let inner, let negated): return .isNull(try bind(inner), negated: negated)
-        case .inList(let l, let items, let negated): return .inList(try bind(l), try items.map(bind), negated: negated)
-        case .between(let a, let b, let c, let negated): return .between(try bind(a), try bind(b), try bind(c), negated: negated)
-        case .like(let a, let b, let escape, let negated):
-            return .like(try bind(a), try bind(b), escape: try escape.map(bind), negated: negated)
-        case .glob(let a, let b, let negated): return .glob(try bind(a), try bind(b), negated: negated)
-        case .caseWhen(let base, let whens, let otherwise):
-            return .caseWhen(base: try base.map(bind), whens: try whens.map { (try bind($0.0), try bind($0.1)) },
-                             otherwise: try otherwise.map(bind))
-        case .cast(let inner, let typeName): return .cast(try bind(inner), typeName: typeName)
-        case .function(let name, let args, let distinct, let star):
-            return .function(name: name, args: try args.map(bind), distinct: distinct, star: star)
         }
     }
 }

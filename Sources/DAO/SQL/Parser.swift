@@ -525,6 +525,23 @@ struct Parser {
         return statement
     }
 
+    /// A result column that is an expression, with its `[AS] alias` and its text as written
+    /// (SQLite's column name when there is no alias).
+    private mutating func parseExpressionColumn() throws -> ResultColumn {
+        let start = current.start
+        let expr = try parseExpression()
+        let text = sourceText(from: start, to: tokens[position - 1].end)
+        var alias: String?
+        if acceptKeyword("AS") {
+            alias = try parseName()
+        } else if current.kind == .quotedIdentifier || current.kind == .string
+                    || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
+            alias = current.text
+            position += 1
+        }
+        return ResultColumn(kind: .expression(expr), alias: alias, text: text)
+    }
+
     /// `RETURNING * | expr [[AS] alias], ...`, or nil when the statement has none.
     private mutating func parseReturning() throws -> [ResultColumn]? {
         guard acceptKeyword("RETURNING") else { return nil }
@@ -534,18 +551,7 @@ struct Parser {
                 columns.append(ResultColumn(kind: .all, alias: nil, text: "*"))
                 continue
             }
-            let start = current.start
-            let expr = try parseExpression()
-            let text = sourceText(from: start, to: tokens[position - 1].end)
-            var alias: String?
-            if acceptKeyword("AS") {
-                alias = try parseName()
-            } else if current.kind == .quotedIdentifier || current.kind == .string
-                        || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
-                alias = current.text
-                position += 1
-            }
-            columns.append(ResultColumn(kind: .expression(expr), alias: alias, text: text))
+            columns.append(try parseExpressionColumn())
         } while acceptSymbol(",")
         return columns
     }
@@ -717,18 +723,7 @@ struct Parser {
                 columns.append(ResultColumn(kind: .all, alias: nil, text: "*", qualifier: qualifier))
                 continue
             }
-            let start = current.start
-            let expr = try parseExpression()
-            let text = sourceText(from: start, to: tokens[position - 1].end)
-            var alias: String?
-            if acceptKeyword("AS") {
-                alias = try parseName()
-            } else if current.kind == .quotedIdentifier || current.kind == .string
-                        || (current.kind == .identifier && !Parser.reserved.contains(current.upper)) {
-                alias = current.text
-                position += 1
-            }
-            columns.append(ResultColumn(kind: .expression(expr), alias: alias, text: text))
+            columns.append(try parseExpressionColumn())
         } while acceptSymbol(",")
         var statement = SelectStatement(distinct: distinct, columns: columns, table: nil, tableAlias: nil, whereClause: nil,
                                         groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil)
