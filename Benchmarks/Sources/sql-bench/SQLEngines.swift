@@ -9,6 +9,11 @@ protocol SQLBenchEngine: AnyObject {
     var name: String { get }
     /// Runs `sql`; returns how many rows it produced (every value of each row is read).
     @discardableResult func run(_ sql: String, _ arguments: [DAOValue]) throws -> Int
+    /// Runs `sql` and returns its rows' values (the answer the workloads compare across engines).
+    func rows(_ sql: String, _ arguments: [DAOValue]) throws -> [[DAOValue]]
+    /// The engine's plan for the query `sql` (`SQLDatabase.queryPlan`, SQLite's EXPLAIN QUERY
+    /// PLAN details), one line per step.
+    func plan(_ sql: String, _ arguments: [DAOValue]) throws -> String
     /// Closes the database and opens it again (the reopen workload).
     func reopen() throws
     /// Makes the next open cheap, as the engine offers: UnifiedStorage's index checkpoint
@@ -32,6 +37,14 @@ final class UnifiedEngine: SQLBenchEngine {
 
     func run(_ sql: String, _ arguments: [DAOValue]) throws -> Int {
         try database.execute(sql, arguments: arguments).rows.count
+    }
+
+    func rows(_ sql: String, _ arguments: [DAOValue]) throws -> [[DAOValue]] {
+        try database.execute(sql, arguments: arguments).rows
+    }
+
+    func plan(_ sql: String, _ arguments: [DAOValue]) throws -> String {
+        try database.queryPlan(sql, arguments: arguments)
     }
 
     /// How long the last reopen's steps took: close (with its index checkpoint), LogStore open,
@@ -91,6 +104,54 @@ final class SQLiteBenchEngine: SQLBenchEngine {
     private var lastError: String { api.errmsg(db).map { String(cString: $0) } ?? "unknown error" }
 
     func run(_ sql: String, _ arguments: [DAOValue]) throws -> Int {
+        try step(sql, arguments) { statement, columns in
+            // Read every value in its storage class, as the product's result rows hold them all.
+            var sink = 0.0
+            for column in 0..<columns {
+                switch api.columnType(statement, column) {
+                case 1: sink += Double(api.columnInt64(statement, column))
+                case 2: sink += api.columnDouble(statement, column)
+                case 3:
+                    let count = Int(api.columnBytes(statement, column))
+                    if let text = api.columnText(statement, column) {
+                        sink += Double(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self).utf8.count)
+                    }
+                default: break
+                }
+            }
+            if sink == -1 { print("") }
+        }
+    }
+
+    func rows(_ sql: String, _ arguments: [DAOValue]) throws -> [[DAOValue]] {
+        var rows: [[DAOValue]] = []
+        try step(sql, arguments) { statement, columns in
+            rows.append((0..<columns).map { column in
+                switch api.columnType(statement, column) {
+                case 1: return .integer(api.columnInt64(statement, column))
+                case 2: return .real(api.columnDouble(statement, column))
+                case 3:
+                    let count = Int(api.columnBytes(statement, column))
+                    guard let text = api.columnText(statement, column) else { return .null }
+                    return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+                default: return .null  // no blobs in these tables
+                }
+            })
+        }
+        return rows
+    }
+
+    func plan(_ sql: String, _ arguments: [DAOValue]) throws -> String {
+        // EXPLAIN QUERY PLAN's rows are (id, parent, notused, detail).
+        try rows("EXPLAIN QUERY PLAN " + sql, arguments).map { row in
+            if row.count > 3, case .text(let detail) = row[3] { return detail }
+            return "?"
+        }.joined(separator: "\n")
+    }
+
+    /// Binds `arguments` to the cached statement for `sql`, steps it to the end and calls
+    /// `visit` on each row (the statement and its column count); returns the row count.
+    @discardableResult private func step(_ sql: String, _ arguments: [DAOValue], _ visit: (OpaquePointer, Int32) -> Void) throws -> Int {
         let statement: OpaquePointer
         if let cached = statements[sql] {
             statement = cached
@@ -117,21 +178,7 @@ final class SQLiteBenchEngine: SQLBenchEngine {
             if rc == 101 { return rows }  // SQLITE_DONE
             guard rc == 100 else { throw BenchError.engine("step \(sql): \(rc) \(lastError)") }
             rows += 1
-            // Read every value in its storage class, as the product's result rows hold them all.
-            var sink = 0.0
-            for column in 0..<columns {
-                switch api.columnType(statement, column) {
-                case 1: sink += Double(api.columnInt64(statement, column))
-                case 2: sink += api.columnDouble(statement, column)
-                case 3:
-                    let count = Int(api.columnBytes(statement, column))
-                    if let text = api.columnText(statement, column) {
-                        sink += Double(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self).utf8.count)
-                    }
-                default: break
-                }
-            }
-            if sink == -1 { print("") }
+            visit(statement, columns)
         }
     }
 

@@ -18,6 +18,8 @@ import Glibc
 // Every workload runs the same statements with the same arguments on both engines; each
 // statement is its own transaction (autocommit) unless said. Throughput workloads stop after
 // --seconds (default 3) or their operation count, whichever comes first.
+// Then the join and IN (SELECT) workloads (JoinWorkloads.swift) on tables orders and customers
+// of the same database; their answers on a fixed sample must agree between the engines.
 
 struct Options {
     var rows = 100_000
@@ -120,6 +122,7 @@ func engineMakers(_ options: Options) -> [(URL) throws -> SQLBenchEngine] {
 
 func measureAll(_ options: Options) throws -> [Measurement] {
     var results: [String: [String: Double]] = [:]
+    var joinAnswers: [String: [String: String]] = [:]
     let n = options.rows
     for make in engineMakers(options) {
         let directory = try scratch("main")
@@ -154,10 +157,16 @@ func measureAll(_ options: Options) throws -> [Measurement] {
             try engine.run("SELECT id FROM bench WHERE v BETWEEN ? AND ?", [.real(low), .real(low + 1)])
         }
         figures["scan"] = scan.opsPerSecond
+        let joins = try measureJoins(engine, orders: n, seconds: options.seconds)
+        figures.merge(joins.figures) { _, new in new }
+        joinAnswers[engine.name] = joins.fingerprints
         try engine.close()
         results[engine.name] = figures
         print("  \(engine.name): \(n) rows inserted, \(pk.done) pk selects, \(range.done) ranges, \(order.done) order-limits, \(scan.done) scans")
         print("  " + memoryLine("\(engine.name) after the \(n)-row workloads"))
+    }
+    if let ours = joinAnswers["UnifiedStorage"], let theirs = joinAnswers["SQLite"], ours != theirs {
+        throw BenchError.verification("join/subquery answers differ: UnifiedStorage \(ours), SQLite \(theirs)")
     }
     // Reopen: a table of reopenRows rows with two indexes, loaded in one transaction; then close,
     // open and run the first query.
@@ -206,7 +215,10 @@ func measureAll(_ options: Options) throws -> [Measurement] {
     }
     var measurements: [Measurement] = []
     for (key, label, goal) in [("insert", "insert (1 row/statement)", 10.0), ("pk", "primary-key select", 3.0), ("range", "indexed range, 100 rows", 2.0),
-                               ("order", "ORDER BY indexed LIMIT 10", 2.0), ("scan", "full-scan filter", 1.0)] {
+                               ("order", "ORDER BY indexed LIMIT 10", 2.0), ("scan", "full-scan filter", 1.0),
+                               ("join", "join 100 orders to customers (rowid)", 1.0),
+                               ("join-aggregate", "join region's customers to orders (index), count/sum", 1.0),
+                               ("in-subquery", "IN (SELECT) on indexed column", 1.0)] {
         let (u, s, r) = ratio(key)
         measurements.append(Measurement(workload: label, unified: u, sqlite: s, unit: "ops/s", goal: ">= \(goal)x (is \(String(format: "%.2f", r))x)", met: r >= goal))
     }
