@@ -412,6 +412,15 @@ struct Parser {
         }
     }
 
+    /// `name, ...)` after an opening parenthesis: a list of column names (a view's, a WITH
+    /// table's, an INSERT's).
+    private mutating func parseNameList() throws -> [String] {
+        var names: [String] = []
+        repeat { names.append(try parseName()) } while acceptSymbol(",")
+        try expectSymbol(")")
+        return names
+    }
+
     /// `VIEW [IF NOT EXISTS] name [(columns)] AS select` after CREATE [TEMP].
     private mutating func parseCreateView(start: Int, temporary: Bool) throws -> CreateViewStatement {
         try expectKeyword("VIEW")
@@ -419,12 +428,7 @@ struct Parser {
         let name = try parseName()
         if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
         var columns: [String]?
-        if acceptSymbol("(") {
-            var names: [String] = []
-            repeat { names.append(try parseName()) } while acceptSymbol(",")
-            try expectSymbol(")")
-            columns = names
-        }
+        if acceptSymbol("(") { columns = try parseNameList() }
         try expectKeyword("AS")
         if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
         let select = try parseSelect()
@@ -489,12 +493,7 @@ struct Parser {
         if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
         if peekKeyword("AS") { throw DAOError.unsupported("INSERT alias") }
         var columns: [String]?
-        if acceptSymbol("(") {
-            var names: [String] = []
-            repeat { names.append(try parseName()) } while acceptSymbol(",")
-            try expectSymbol(")")
-            columns = names
-        }
+        if acceptSymbol("(") { columns = try parseNameList() }
         var statement = InsertStatement(table: table, mode: mode, columns: columns, values: nil, select: nil)
         if acceptKeyword("VALUES") {
             var rows: [[Expr]] = []
@@ -682,12 +681,7 @@ struct Parser {
         repeat {
             let name = try parseName()
             var columns: [String]?
-            if acceptSymbol("(") {
-                var names: [String] = []
-                repeat { names.append(try parseName()) } while acceptSymbol(",")
-                try expectSymbol(")")
-                columns = names
-            }
+            if acceptSymbol("(") { columns = try parseNameList() }
             try expectKeyword("AS")
             if acceptKeyword("NOT") { try expectKeyword("MATERIALIZED") } else { _ = acceptKeyword("MATERIALIZED") }
             try expectSymbol("(")
