@@ -91,7 +91,8 @@ private func fingerprint(_ answers: [[[DAOValue]]]) -> String {
 
 /// Loads the join tables into `engine`, checks and times the three queries; returns ops/s by
 /// workload key ("join", "join-aggregate", "in-subquery") and each query's answer fingerprint.
-func measureJoins(_ engine: SQLBenchEngine, orders: Int, seconds: Double) throws -> (figures: [String: Double], fingerprints: [String: String]) {
+/// `only`: one of those keys, to run that query alone.
+func measureJoins(_ engine: SQLBenchEngine, orders: Int, seconds: Double, only: String? = nil) throws -> (figures: [String: Double], fingerprints: [String: String]) {
     let data = JoinData(orders: orders)
     let loadSeconds = try data.load(engine)
     print("  \(engine.name): join tables loaded in \(String(format: "%.1f", loadSeconds)) s (\(orders) orders, \(data.customers) customers, one transaction)")
@@ -102,7 +103,7 @@ func measureJoins(_ engine: SQLBenchEngine, orders: Int, seconds: Double) throws
     ]
     var fingerprints: [String: String] = [:]
     var figures: [String: Double] = [:]
-    for query in queries {
+    for query in queries where only == nil || only == query.key {
         var sample = SplitMix64(seed: 0x4A4F_494E)
         fingerprints[query.key] = fingerprint(try (0..<50).map { _ in try engine.rows(query.sql, query.arguments(&sample)) })
         let plan = try engine.plan(query.sql, query.arguments(&sample)).split(separator: "\n").joined(separator: " / ")

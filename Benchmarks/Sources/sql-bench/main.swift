@@ -8,6 +8,7 @@ import Glibc
 // sql-bench: the SQL engine (issue 7) against SQLite 3 in the same run.
 //
 //   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S] [--engine both|unified|sqlite] [--svg DIR]
+//                                  [--only joins|join|join-aggregate|in-subquery]
 //
 // --engine runs one engine alone, so its process's memory (RssAnon, RssFile, peak VmHWM, read
 // from /proc/self/status) is its own; with both, the figures after SQLite include what
@@ -17,7 +18,9 @@ import Glibc
 // Table bench(id INTEGER PRIMARY KEY, k INTEGER, name TEXT, v REAL) with indexes on k and name.
 // Every workload runs the same statements with the same arguments on both engines; each
 // statement is its own transaction (autocommit) unless said. Throughput workloads stop after
-// --seconds (default 3) or their operation count, whichever comes first.
+// --seconds (default 3) or their operation count, whichever comes first. `--only joins` runs the
+// join and IN (SELECT) workloads alone (no bench table, no reopen), `--only join` (or another
+// of their keys) that one query alone, e.g. under callgrind.
 // Then the join and IN (SELECT) workloads (JoinWorkloads.swift) on tables orders and customers
 // of the same database; their answers on a fixed sample must agree between the engines.
 
@@ -27,6 +30,8 @@ struct Options {
     var seconds = 3.0
     var svgDirectory: String?
     var engines = ["UnifiedStorage", "SQLite"]
+    /// "joins": only the join workloads; a workload key: only that one.
+    var only: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -37,6 +42,11 @@ struct Options {
             case "--reopen-rows": reopenRows = Int(value) ?? reopenRows
             case "--seconds": seconds = Double(value) ?? seconds
             case "--svg": svgDirectory = value
+            case "--only":
+                guard ["joins", "join", "join-aggregate", "in-subquery"].contains(value) else {
+                    throw BenchError.usage("--only takes joins, join, join-aggregate or in-subquery")
+                }
+                only = value
             case "--engine":
                 switch value {
                 case "both": engines = ["UnifiedStorage", "SQLite"]
@@ -128,8 +138,15 @@ func measureAll(_ options: Options) throws -> [Measurement] {
         let directory = try scratch("main")
         defer { try? FileManager.default.removeItem(at: directory) }
         let engine = try make(directory)
-        for statement in schema { try engine.run(statement, []) }
         var figures: [String: Double] = [:]
+        if let only = options.only {
+            let joins = try measureJoins(engine, orders: n, seconds: options.seconds, only: only == "joins" ? nil : only)
+            results[engine.name] = joins.figures
+            joinAnswers[engine.name] = joins.fingerprints
+            try engine.close()
+            continue
+        }
+        for statement in schema { try engine.run(statement, []) }
         // Insert: one row per statement, each its own transaction.
         let insert = try throughput(count: n, seconds: .infinity) { try engine.run(insertSQL, row($0)) }
         figures["insert"] = insert.opsPerSecond
@@ -172,7 +189,7 @@ func measureAll(_ options: Options) throws -> [Measurement] {
     // open and run the first query.
     var reopen: [String: Double] = [:]
     var reopenUnprepared: [String: Double] = [:]
-    for make in engineMakers(options) {
+    for make in engineMakers(options) where options.only == nil {
         let directory = try scratch("reopen")
         defer { try? FileManager.default.removeItem(at: directory) }
         let engine = try make(directory)
@@ -220,8 +237,10 @@ func measureAll(_ options: Options) throws -> [Measurement] {
                                ("join-aggregate", "join region's customers to orders (index), count/sum", 1.0),
                                ("in-subquery", "IN (SELECT) on indexed column", 1.0)] {
         let (u, s, r) = ratio(key)
+        if let only = options.only, results.values.allSatisfy({ $0[key] == nil }) || (only != "joins" && only != key) { continue }
         measurements.append(Measurement(workload: label, unified: u, sqlite: s, unit: "ops/s", goal: ">= \(goal)x (is \(String(format: "%.2f", r))x)", met: r >= goal))
     }
+    if options.only != nil { return measurements }
     let u = reopen["UnifiedStorage"] ?? .infinity
     measurements.append(Measurement(workload: "reopen \(options.reopenRows) rows + first query, from the checkpoint", unified: u, sqlite: reopen["SQLite"] ?? 0,
                                     unit: "s", goal: "<= 0.010 s", met: u <= 0.010))

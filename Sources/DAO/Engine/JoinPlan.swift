@@ -4,7 +4,9 @@
 /// side of each loop reaches its rows through the single-table `Planner` (rowid, unique or
 /// secondary index) from the terms that the loops outside it have bound.
 final class JoinPlan {
-    struct Source {
+    /// A FROM item (a class: the loops read it once per row they enter, and copying a struct
+    /// of this size each time shows in profiles).
+    final class Source {
         /// The alias or table name (plan text).
         let name: String
         let table: TableState?
@@ -18,6 +20,15 @@ final class JoinPlan {
         var on: [Expr] = []
         /// The columns its loop decodes (nil: all).
         var columns: [Int]?
+
+        init(name: String, table: TableState?, subquery: SubqueryPlan?, offset: Int, width: Int, join: JoinOperator) {
+            self.name = name
+            self.table = table
+            self.subquery = subquery
+            self.offset = offset
+            self.width = width
+            self.join = join
+        }
     }
 
     var sources: [Source]
@@ -32,6 +43,12 @@ final class JoinPlan {
     /// Per loop: the terms the Planner may use to reach the inner rows, with this source's
     /// slots as table slots and the outer loops' slots as `.outerSlot(depth: 1, ...)`.
     private(set) var lookups: [Expr?] = []
+    /// Per loop: `lookups` analysed for the Planner once, so each entry into the loop only
+    /// evaluates the operands (the outer row's values).
+    private(set) var lookupTerms: [PlannerTerms?] = []
+    /// Per loop: a rowid equality of `lookupTerms` (the Planner's first choice when there is
+    /// one), so the loop reads its one row directly.
+    private(set) var rowidProbes: [(operand: Expr, comparison: Affinity?)?] = []
     /// The access path each loop took for its first outer row (for the plan text).
     var chosen: [AccessPath?] = []
 
@@ -81,6 +98,10 @@ final class JoinPlan {
             let candidates = source.join == .left ? source.on : filters[position[s]]
             let rewritten = candidates.compactMap { lookupTerm($0, for: source) }
             lookups[position[s]] = rewritten.isEmpty ? nil : rewritten.dropFirst().reduce(rewritten[0]) { .binary(.and, $0, $1) }
+        }
+        lookupTerms = lookups.map { $0.map(PlannerTerms.init) }
+        rowidProbes = order.indices.map { level in
+            sources[order[level]].table.flatMap { lookupTerms[level]?.rowidEquality(rowidColumn: $0.definition.rowidColumn) }
         }
     }
 
@@ -191,58 +212,11 @@ final class JoinPlan {
         }
         context.row = [DAOValue](repeating: .null, count: width)
         chosen = Array(repeating: nil, count: order.count)
-        var buffers = [[DAOValue]](repeating: [], count: sources.count)
-        let plannerContext = RowContext(parameters: context.parameters)
-        plannerContext.outer = context
-        plannerContext.database = database
-        plannerContext.subqueries = context.subqueries
-
-        func passes(_ terms: [Expr]) throws -> Bool {
-            for term in terms where try Evaluator.condition(term, context) != true { return false }
-            return true
+        try withoutActuallyEscaping(body) { body in
+            let loops = NestedLoops(plan: self, database: database, context: context, materialized: materialized, body: body)
+            _ = try loops.loop(0)
+            chosen = loops.chosen
         }
-        func setNull(_ source: Source) {
-            for i in 0..<source.width { context.row[source.offset + i] = .null }
-            if source.table != nil { context.row[source.offset + source.width] = .null }
-        }
-        func loop(_ level: Int) throws -> Bool {
-            if level == order.count { return try body() }
-            let s = order[level]
-            let source = sources[s]
-            var matched = false
-            var going = true
-            func visit() throws -> Bool {
-                guard try passes(onTerms[level]) else { return true }
-                matched = true
-                guard try passes(filters[level]) else { return true }
-                going = try loop(level + 1)
-                return going
-            }
-            if let table = source.table {
-                var path = AccessPath.fullScan(reverse: false)
-                if let lookup = lookups[level] {
-                    path = try Planner(table: table, context: plannerContext).choose(where: lookup, orderBy: nil).0
-                }
-                if chosen[level] == nil { chosen[level] = path }
-                try database.scan(table, path) { rowid in
-                    guard try database.load(table, rowid, columns: source.columns, into: &buffers[s]) else { return true }
-                    for i in 0..<source.width { context.row[source.offset + i] = buffers[s][i] }
-                    context.row[source.offset + source.width] = .integer(rowid)
-                    return try visit()
-                }
-            } else {
-                for row in materialized[s] {
-                    for i in 0..<min(source.width, row.count) { context.row[source.offset + i] = row[i] }
-                    if try !visit() { break }
-                }
-            }
-            if going && source.join == .left && !matched {
-                setNull(source)
-                if try passes(filters[level]) { going = try loop(level + 1) }
-            }
-            return going
-        }
-        _ = try loop(0)
     }
 
     /// One line per loop, outermost first, in the spirit of SQLite's EXPLAIN QUERY PLAN.

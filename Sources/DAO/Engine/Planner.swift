@@ -42,78 +42,55 @@ struct Planner {
         case likePrefix(String)
     }
 
-    private func constant(_ expr: Expr) throws -> DAOValue? {
-        guard expr.isConstant else { return nil }
-        return try Evaluator.evaluate(expr, context)
+    private func constant(_ expr: Expr) throws -> DAOValue {
+        try Evaluator.evaluate(expr, context)
     }
 
-    /// The slot a term constrains, if it compares a bare column with constants.
-    private func predicates(_ terms: [Expr]) throws -> [(slot: Int, predicate: Predicate)] {
-        var found: [(Int, Predicate)] = []
-        for term in terms {
-            switch term {
-            case .binary(let op, let l, let r) where [.equal, .isOp, .less, .lessEqual, .greater, .greaterEqual].contains(op):
-                var column = l, other = r, operation = op
-                if case .slot = l {} else if case .slot = r {
-                    column = r; other = l
-                    switch op {
-                    case .less: operation = .greater
-                    case .lessEqual: operation = .greaterEqual
-                    case .greater: operation = .less
-                    case .greaterEqual: operation = .lessEqual
-                    default: break
-                    }
-                }
-                guard case .slot(let slot, let affinity) = column, let raw = try constant(other) else { continue }
+    /// The predicates of `shapes` with their operands evaluated in this planner's context.
+    private func predicates(_ shapes: PlannerTerms) throws -> [(slot: Int, predicate: Predicate)] {
+        // Labelled as the result type: an unlabelled array would be converted element by element.
+        var found: [(slot: Int, predicate: Predicate)] = []
+        found.reserveCapacity(shapes.shapes.count + 1)
+        for shape in shapes.shapes {
+            switch shape.kind {
+            case .compare(let operation, let other, let comparison):
+                let raw = try constant(other)
                 if case .null = raw { continue }
-                let comparison = SQLValues.comparisonAffinity(affinity, other.affinity)
-                guard Planner.indexOrderHolds(column: affinity, comparison: comparison) else { continue }
                 let value = SQLValues.apply(comparison, to: raw)
                 switch operation {
-                case .equal, .isOp: found.append((slot, .equal([value])))
-                case .less: found.append((slot, .upper(value, inclusive: false)))
-                case .lessEqual: found.append((slot, .upper(value, inclusive: true)))
-                case .greater: found.append((slot, .lower(value, inclusive: false)))
-                case .greaterEqual: found.append((slot, .lower(value, inclusive: true)))
+                case .equal, .isOp: found.append((shape.slot, .equal([value])))
+                case .less: found.append((shape.slot, .upper(value, inclusive: false)))
+                case .lessEqual: found.append((shape.slot, .upper(value, inclusive: true)))
+                case .greater: found.append((shape.slot, .lower(value, inclusive: false)))
+                case .greaterEqual: found.append((shape.slot, .lower(value, inclusive: true)))
                 default: break
                 }
-            case .inList(.slot(let slot, let affinity), let items, negated: false):
+            case .inList(let items, let comparison):
                 var values: [DAOValue] = []
-                var usable = true
                 for item in items {
-                    guard let raw = try constant(item) else { usable = false; break }
+                    let raw = try constant(item)
                     if case .null = raw { continue }
-                    values.append(SQLValues.apply(SQLValues.comparing(affinity), to: raw))
+                    values.append(SQLValues.apply(comparison, to: raw))
                 }
-                if usable { found.append((slot, .equal(values))) }
-            case .inSelect(.slot(let slot, let affinity), let plan, negated: false) where !plan.correlated:
+                found.append((shape.slot, .equal(values)))
+            case .inSelect(let plan, let comparison):
                 // An uncorrelated IN (SELECT ...): its values, with the IN's affinity, as keys.
-                let comparison = SQLValues.comparisonAffinity(affinity, plan.firstAffinity)
-                guard Planner.indexOrderHolds(column: affinity, comparison: comparison) else { continue }
                 var values: [DAOValue] = []
                 for row in try SubqueryRunner.rows(plan, context) {
                     guard let raw = row.first else { continue }
                     if case .null = raw { continue }
                     values.append(SQLValues.apply(comparison, to: raw))
                 }
-                found.append((slot, .equal(values)))
-            case .between(.slot(let slot, let affinity), let low, let high, negated: false):
-                if let l = try constant(low), let h = try constant(high),
-                   Planner.indexOrderHolds(column: affinity, comparison: SQLValues.comparisonAffinity(affinity, low.affinity)),
-                   Planner.indexOrderHolds(column: affinity, comparison: SQLValues.comparisonAffinity(affinity, high.affinity)) {
-                    if case .null = l {} else {
-                        found.append((slot, .lower(SQLValues.apply(SQLValues.comparisonAffinity(affinity, low.affinity), to: l), inclusive: true)))
-                    }
-                    if case .null = h {} else {
-                        found.append((slot, .upper(SQLValues.apply(SQLValues.comparisonAffinity(affinity, high.affinity), to: h), inclusive: true)))
-                    }
-                }
-            case .like(.slot(let slot, .text), let pattern, escape: nil, negated: false):
-                if case .text(let text)? = try constant(pattern) {
+                found.append((shape.slot, .equal(values)))
+            case .between(let low, let lowComparison, let high, let highComparison):
+                let l = try constant(low), h = try constant(high)
+                if case .null = l {} else { found.append((shape.slot, .lower(SQLValues.apply(lowComparison, to: l), inclusive: true))) }
+                if case .null = h {} else { found.append((shape.slot, .upper(SQLValues.apply(highComparison, to: h), inclusive: true))) }
+            case .like(let pattern):
+                if case .text(let text) = try constant(pattern) {
                     let prefix = String(text.unicodeScalars.prefix { $0 != "%" && $0 != "_" })
-                    if !prefix.isEmpty { found.append((slot, .likePrefix(prefix))) }
+                    if !prefix.isEmpty { found.append((shape.slot, .likePrefix(prefix))) }
                 }
-            default: continue
             }
         }
         return found
@@ -134,7 +111,12 @@ struct Planner {
 
     /// The access path, and whether it already yields rows in ORDER BY order.
     func choose(where whereClause: Expr?, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, ordered: Bool) {
-        let terms = whereClause?.conjuncts ?? []
+        try choose(PlannerTerms(whereClause), orderBy: orderBy)
+    }
+
+    /// The access path for terms analysed once (a join's inner loop plans with the same terms
+    /// for every row of the loops around it: only their operands' values change).
+    func choose(_ terms: PlannerTerms, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, ordered: Bool) {
         let found = try predicates(terms)
 
         // 1. Rowid equality or IN.

@@ -257,6 +257,9 @@ extension SQLDatabase {
         let table = compiled.table, names = compiled.names, outputs = compiled.outputs, whereClause = compiled.whereClause
         let groupBy = compiled.groupBy, having = compiled.having, orderBy = compiled.orderBy
         let aggregates = compiled.aggregates, isAggregate = compiled.isAggregate
+        // Read once: the row closures below must not capture `select` (a large value that
+        // they would otherwise copy and destroy for every row visited).
+        let distinct = select.distinct
 
         let limit = try integerClause(select.limit, context)
         // LIMIT 0: as in SQLite, nothing else is evaluated (not the OFFSET, no row, no key).
@@ -272,7 +275,7 @@ extension SQLDatabase {
             for term in orderBy {
                 if case .slot(let slot, _) = term.expr { simpleOrder?.append((slot, term.descending)) } else { simpleOrder = nil }
             }
-            if isAggregate || select.distinct { simpleOrder = simpleOrder?.isEmpty == true ? [] : nil }
+            if isAggregate || distinct { simpleOrder = simpleOrder?.isEmpty == true ? [] : nil }
             let planner = Planner(table: table, context: context)
             let choice = try planner.choose(where: whereClause, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
             path = choice.0
@@ -291,7 +294,7 @@ extension SQLDatabase {
         // does a sort without LIMIT (SQLite sorts whole result rows then). With a sort and a
         // LIMIT, SQLite evaluates the rows that enter its bounded sorter as they are scanned, a
         // superset of those returned: only an error of a row not returned can differ.
-        let deferOutputs = !select.distinct && (ordered || wanted != nil)
+        let deferOutputs = !distinct && (ordered || wanted != nil)
         var skipped: Int64 = 0
         var deferred: [LimitWindow.DeferredRow] = []
 
@@ -318,7 +321,7 @@ extension SQLDatabase {
                 return true
             }
             let output = try evaluateOutputs()
-            if select.distinct, !seen.insert(ValueKey(values: output)).inserted { return true }
+            if distinct, !seen.insert(ValueKey(values: output)).inserted { return true }
             if !ordered {
                 var key = [DAOValue]()
                 for term in orderBy {

@@ -1,0 +1,110 @@
+/// The WHERE terms a `Planner` can use, analysed once: which column each constrains, how, and
+/// the operand expressions whose values key the access path. What depends only on the
+/// statement (term shapes, affinities, whether an operand is constant) is decided here; the
+/// Planner evaluates the operands per call. A join's inner loop keeps one of these per level, so
+/// planning it for each row of the loops around it costs the operands' evaluation, not a walk
+/// of the expression tree.
+struct PlannerTerms {
+    /// How a term constrains its column.
+    enum Kind {
+        /// `column op operand` (`=`, `IS`, `<`, `<=`, `>`, `>=`), with the column on the left.
+        case compare(BinaryOperator, operand: Expr, comparison: Affinity?)
+        /// `column IN (items)`.
+        case inList([Expr], comparison: Affinity?)
+        /// `column IN (SELECT ...)`, uncorrelated.
+        case inSelect(SubqueryPlan, comparison: Affinity?)
+        /// `column BETWEEN low AND high`.
+        case between(low: Expr, Affinity?, high: Expr, Affinity?)
+        /// `column LIKE pattern` on a TEXT column, without ESCAPE.
+        case like(pattern: Expr)
+    }
+
+    struct Shape {
+        /// The table slot constrained (-1: the rowid).
+        let slot: Int
+        let kind: Kind
+    }
+
+    let shapes: [Shape]
+
+    /// The operand of the first rowid equality (`rowid = x`, `rowid IS x`, with the rowid slot
+    /// -1 or the table's INTEGER PRIMARY KEY column `rowidColumn`) and its comparison affinity:
+    /// the Planner's first choice whenever such a term exists, so a caller may look the row up
+    /// directly (`rowid(of:)`) instead of planning.
+    func rowidEquality(rowidColumn: Int?) -> (operand: Expr, comparison: Affinity?)? {
+        for shape in shapes where shape.slot == -1 || shape.slot == rowidColumn {
+            if case .compare(let op, let operand, let comparison) = shape.kind, op == .equal || op == .isOp {
+                return (operand, comparison)
+            }
+        }
+        return nil
+    }
+
+    /// The rowid an equality operand's value names, as the Planner reads it: an integer, or a
+    /// real holding one exactly, after the comparison affinity; nil when it names no row (NULL,
+    /// a fraction, a text or blob that stays one).
+    static func rowid(of value: DAOValue, comparison: Affinity?) -> Int64? {
+        switch SQLValues.apply(comparison, to: value) {
+        case .integer(let i): return i
+        case .real(let r): return SQLValues.exactInteger(r)
+        default: return nil
+        }
+    }
+
+    /// The usable shapes among the conjuncts of `whereClause`: a bare column compared with
+    /// constants, under a comparison that keeps the index order (`Planner.indexOrderHolds`).
+    init(_ whereClause: Expr?) {
+        var shapes: [Shape] = []
+        for term in whereClause?.conjuncts ?? [] {
+            switch term {
+            case .binary(let op, let l, let r) where PlannerTerms.isComparison(op):
+                var column = l, other = r, operation = op
+                if case .slot = l {} else if case .slot = r {
+                    column = r; other = l
+                    operation = PlannerTerms.mirrored(op)
+                }
+                guard case .slot(let slot, let affinity) = column, other.isConstant else { continue }
+                let comparison = SQLValues.comparisonAffinity(affinity, other.affinity)
+                guard Planner.indexOrderHolds(column: affinity, comparison: comparison) else { continue }
+                shapes.append(Shape(slot: slot, kind: .compare(operation, operand: other, comparison: comparison)))
+            case .inList(.slot(let slot, let affinity), let items, negated: false):
+                guard items.allSatisfy(\.isConstant) else { continue }
+                shapes.append(Shape(slot: slot, kind: .inList(items, comparison: SQLValues.comparing(affinity))))
+            case .inSelect(.slot(let slot, let affinity), let plan, negated: false) where !plan.correlated:
+                let comparison = SQLValues.comparisonAffinity(affinity, plan.firstAffinity)
+                guard Planner.indexOrderHolds(column: affinity, comparison: comparison) else { continue }
+                shapes.append(Shape(slot: slot, kind: .inSelect(plan, comparison: comparison)))
+            case .between(.slot(let slot, let affinity), let low, let high, negated: false):
+                guard low.isConstant, high.isConstant else { continue }
+                let lowComparison = SQLValues.comparisonAffinity(affinity, low.affinity)
+                let highComparison = SQLValues.comparisonAffinity(affinity, high.affinity)
+                guard Planner.indexOrderHolds(column: affinity, comparison: lowComparison),
+                      Planner.indexOrderHolds(column: affinity, comparison: highComparison) else { continue }
+                shapes.append(Shape(slot: slot, kind: .between(low: low, lowComparison, high: high, highComparison)))
+            case .like(.slot(let slot, .text), let pattern, escape: nil, negated: false):
+                guard pattern.isConstant else { continue }
+                shapes.append(Shape(slot: slot, kind: .like(pattern: pattern)))
+            default: continue
+            }
+        }
+        self.shapes = shapes
+    }
+
+    private static func isComparison(_ op: BinaryOperator) -> Bool {
+        switch op {
+        case .equal, .isOp, .less, .lessEqual, .greater, .greaterEqual: return true
+        default: return false
+        }
+    }
+
+    /// The operator with its operands swapped (`a < b` is `b > a`).
+    private static func mirrored(_ op: BinaryOperator) -> BinaryOperator {
+        switch op {
+        case .less: return .greater
+        case .lessEqual: return .greaterEqual
+        case .greater: return .less
+        case .greaterEqual: return .lessEqual
+        default: return op
+        }
+    }
+}
