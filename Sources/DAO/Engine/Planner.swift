@@ -154,10 +154,13 @@ struct Planner {
         }
         if let best {
             let index = table.indexes[best.index]
-            var keys = best.keys
-            keys.sort { index.compareKeys($0, $1) < 0 }
-            var unique: [[DAOValue]] = []
-            for key in keys where unique.last.map({ index.compareKeys($0, key) != 0 }) ?? true { unique.append(key) }
+            var unique = best.keys
+            if unique.count > 1 {
+                // In index order, without duplicates: each range is scanned once.
+                let keys = unique.sorted { index.compareKeys($0, $1) < 0 }
+                unique = []
+                for key in keys where unique.last.map({ index.compareKeys($0, key) != 0 }) ?? true { unique.append(key) }
+            }
             let ranges = unique.map { KeyRange(lower: $0, upper: $0) }
             let (ordered, reverse) = orderSatisfied(by: index, skipping: best.length, orderBy, single: unique.count == 1)
             return (.indexRanges(index: best.index, ranges: reverse ? ranges.reversed() : ranges, reverse: reverse), ordered)

@@ -1,6 +1,10 @@
 /// Accumulates one aggregate over the rows of a group.
 struct Accumulator {
+    /// The aggregate functions, told apart once (not by comparing names per row).
+    enum Kind { case count, sum, total, avg, min, max, groupConcat, other }
+
     let call: AggregateCall
+    let kind: Kind
     var count: Int64 = 0
     var integerSum: Int64 = 0
     var realSum: Double = 0
@@ -12,6 +16,16 @@ struct Accumulator {
 
     init(_ call: AggregateCall) {
         self.call = call
+        switch call.name {
+        case "count": kind = .count
+        case "sum": kind = .sum
+        case "total": kind = .total
+        case "avg": kind = .avg
+        case "min": kind = .min
+        case "max": kind = .max
+        case "group_concat": kind = .groupConcat
+        default: kind = .other
+        }
         if call.distinct { seen = [] }
     }
 
@@ -23,9 +37,9 @@ struct Accumulator {
         if seen != nil {
             guard seen!.insert(ValueKey(values: [value])).inserted else { return false }
         }
-        switch call.name {
-        case "count": count += 1
-        case "sum", "total", "avg":
+        switch kind {
+        case .count: count += 1
+        case .sum, .total, .avg:
             count += 1
             // SQLite 3.40's sumStep: an input is an integer when it is one or a text that
             // reads as one; anything else (real, other text, any blob) makes the sum a real.
@@ -42,15 +56,15 @@ struct Accumulator {
                 approximate = true
                 realSum += SQLValues.double(number)
             }
-        case "min", "max":
+        case .min, .max:
             if let current = best {
                 let c = SQLValues.compare(value, current)
-                if (call.name == "max" && c > 0) || (call.name == "min" && c < 0) { best = value; return true }
+                if (kind == .max && c > 0) || (kind == .min && c < 0) { best = value; return true }
             } else {
                 best = value
                 return true
             }
-        case "group_concat":
+        case .groupConcat:
             let piece = SQLValues.text(of: value) ?? ""
             if text == nil {
                 text = Array(piece.utf8)
@@ -60,24 +74,24 @@ struct Accumulator {
                 text!.append(contentsOf: separator.utf8)
                 text!.append(contentsOf: piece.utf8)
             }
-        default: break
+        case .other: break
         }
         return false
     }
 
     func result() throws -> DAOValue {
-        switch call.name {
-        case "count": return .integer(count)
-        case "sum":
+        switch kind {
+        case .count: return .integer(count)
+        case .sum:
             if count == 0 { return .null }
             if overflow { throw SQLExecutionError("integer overflow") }
             if approximate { return .real(realSum) }
             return .integer(integerSum)
-        case "total": return .real(realSum)
-        case "avg": return count == 0 ? .null : .real(realSum / Double(count))
-        case "min", "max": return best ?? .null
-        case "group_concat": return text.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null
-        default: return .null
+        case .total: return .real(realSum)
+        case .avg: return count == 0 ? .null : .real(realSum / Double(count))
+        case .min, .max: return best ?? .null
+        case .groupConcat: return text.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null
+        case .other: return .null
         }
     }
 }
@@ -341,16 +355,25 @@ extension SQLDatabase {
             let singleMinMax = aggregates.filter { $0.name == "min" || $0.name == "max" }.count == 1
                 ? aggregates.firstIndex { $0.name == "min" || $0.name == "max" } : nil
             func accumulate() throws {
-                var key: [DAOValue] = []
-                for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
                 let index: Int
-                if let existing = groupIndex[ValueKey(values: key)] {
-                    index = existing
-                } else {
-                    index = groups.count
-                    groupIndex[ValueKey(values: key)] = index
+                if groupBy.isEmpty, !groups.isEmpty {
+                    // One group: no key to compute or look up.
+                    index = 0
+                } else if groupBy.isEmpty {
+                    index = 0
                     groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
-                    groupKeys.append(key)
+                    groupKeys.append([])
+                } else {
+                    var key: [DAOValue] = []
+                    for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
+                    if let existing = groupIndex[ValueKey(values: key)] {
+                        index = existing
+                    } else {
+                        index = groups.count
+                        groupIndex[ValueKey(values: key)] = index
+                        groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
+                        groupKeys.append(key)
+                    }
                 }
                 var tookRow = false
                 for a in groups[index].accumulators.indices {
