@@ -46,10 +46,24 @@ final class SubqueryPlan: @unchecked Sendable {
 final class SubqueryCache {
     /// Rows by subquery.
     var rows: [ObjectIdentifier: [[DAOValue]]] = [:]
-    /// IN (SELECT ...) value sets by subquery: values with the IN's affinity, whether NULL is
-    /// among them, whether the subquery gave no row.
-    var sets: [ObjectIdentifier: (values: Set<ValueKey>, hasNull: Bool, isEmpty: Bool)] = [:]
+    /// IN (SELECT ...) value sets by subquery.
+    var sets: [ObjectIdentifier: InValues] = [:]
     var isEmpty: Bool { rows.isEmpty && sets.isEmpty }
+}
+
+/// The values of an IN (SELECT ...) with the IN's affinity, whether NULL is among them, whether
+/// the subquery gave no row. A class: read for every row tested, and a dictionary of tuples
+/// looked its element type up at run time on each read.
+final class InValues {
+    let values: Set<ValueKey>
+    let hasNull: Bool
+    let isEmpty: Bool
+
+    init(values: Set<ValueKey>, hasNull: Bool, isEmpty: Bool) {
+        self.values = values
+        self.hasNull = hasNull
+        self.isEmpty = isEmpty
+    }
 }
 
 /// Runs subqueries for the evaluator: scalar, EXISTS, IN (SELECT ...) and FROM subqueries.
@@ -113,9 +127,9 @@ enum SubqueryRunner {
     static func contains(_ left: Expr, _ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> DAOValue {
         let affinity = SQLValues.comparisonAffinity(left.affinity, plan.firstAffinity)
         let key = ObjectIdentifier(plan)
-        let values: Set<ValueKey>, hasNull: Bool, isEmpty: Bool
+        let found: InValues
         if !plan.correlated, let cached = context.subqueries.sets[key] {
-            (values, hasNull, isEmpty) = cached
+            found = cached
         } else {
             let rows = plan.correlated ? try run(plan, context) : try self.rows(plan, context)
             var set = Set<ValueKey>()
@@ -125,16 +139,16 @@ enum SubqueryRunner {
                 if case .null = value { null = true; continue }
                 set.insert(ValueKey(values: [SQLValues.apply(affinity, to: value)]))
             }
-            values = set; hasNull = null; isEmpty = rows.isEmpty
-            if !plan.correlated { context.subqueries.sets[key] = (set, null, rows.isEmpty) }
+            found = InValues(values: set, hasNull: null, isEmpty: rows.isEmpty)
+            if !plan.correlated { context.subqueries.sets[key] = found }
         }
         let value = try Evaluator.evaluate(left, context)
-        if isEmpty { return .integer(negated ? 1 : 0) }
+        if found.isEmpty { return .integer(negated ? 1 : 0) }
         if case .null = value { return .null }
-        if values.contains(ValueKey(values: [SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)])) {
+        if found.values.contains(ValueKey(values: [SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)])) {
             return .integer(negated ? 0 : 1)
         }
-        if hasNull { return .null }
+        if found.hasNull { return .null }
         return .integer(negated ? 1 : 0)
     }
 }
