@@ -109,7 +109,7 @@ final class JoinSubqueryViewTests: XCTestCase {
         XCTAssertTrue(plan.contains("SEARCH t2 USING INDEX t2x") || plan.contains("SEARCH t1 USING ROWID"), plan)
         let scalar = try db.queryPlan("SELECT (SELECT count(*) FROM t2 WHERE x = a) FROM t1")
         XCTAssertEqual(scalar.split(separator: "\n").map(String.init),
-                       ["SCAN t1", "CORRELATED SCALAR SUBQUERY", "  SEARCH t2 USING INDEX t2x (1 range)"])
+                       ["SCAN t1", "CORRELATED SCALAR SUBQUERY", "  SEARCH t2 USING COVERING INDEX t2x (1 range)"])
     }
 
     /// A range on the rowid or an indexed column makes that table the outer loop (SQLite's

@@ -334,27 +334,40 @@ extension SQLDatabase {
                 }
             }
         case .indexRanges(let number, let ranges, let reverse):
-            let index = table.indexes[number]
-            let entries = index.entries
-            for range in ranges {
-                // Probes compare on their own length: a probe of k columns bounds every entry
-                // whose first k columns equal it.
-                let start = range.lower.map { entries.lowerBound(index.probe($0), orEqual: !range.lowerInclusive) } ?? entries.startPosition
-                let end = range.upper.map { entries.lowerBound(index.probe($0), orEqual: range.upperInclusive) } ?? entries.endPosition
-                if reverse {
-                    var position = end
-                    while position != start, let previous = entries.previous(position) {
-                        if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
-                        guard let rowid = entries.rowid(at: previous) else { break }
-                        if try !body(rowid) { return }
-                        position = previous
-                    }
-                } else {
-                    var position = start
-                    while position != end, let rowid = entries.rowid(at: position) {
-                        if try !body(rowid) { return }
-                        position = entries.next(position)
-                    }
+            try scanIndexEntries(table.indexes[number], ranges, reverse: reverse) { rowid, _ in try body(rowid) }
+        }
+    }
+
+    /// Calls `body` with the rowid and the encoded entry of each index entry in `ranges` (in
+    /// index order, or reverse), stopping when it returns false. The entry's bytes are valid
+    /// only during the call.
+    func scanIndexEntries(_ index: IndexState, _ ranges: [KeyRange], reverse: Bool,
+                          _ body: (Int64, UnsafeRawBufferPointer) throws -> Bool) throws {
+        // A snapshot of the entries: the body may not change the index.
+        let entries = index.entries
+        /// nil past the last entry; false when `body` stops the scan.
+        func visit(_ position: KeyChunks.Position) throws -> Bool? {
+            try entries.withEntry(at: position) { try body(IndexKeyCodec.rowid(ofEntry: $0), $0) }
+        }
+        for range in ranges {
+            // Probes compare on their own length: a probe of k columns bounds every entry
+            // whose first k columns equal it.
+            let start = range.lower.map { entries.lowerBound(index.probe($0), orEqual: !range.lowerInclusive) } ?? entries.startPosition
+            let end = range.upper.map { entries.lowerBound(index.probe($0), orEqual: range.upperInclusive) } ?? entries.endPosition
+            if reverse {
+                var position = end
+                while position != start, let previous = entries.previous(position) {
+                    if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
+                    guard let going = try visit(previous) else { break }
+                    if !going { return }
+                    position = previous
+                }
+            } else {
+                var position = start
+                while position != end {
+                    guard let going = try visit(position) else { break }
+                    if !going { return }
+                    position = entries.next(position)
                 }
             }
         }

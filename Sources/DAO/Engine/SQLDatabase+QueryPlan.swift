@@ -43,7 +43,7 @@ extension SQLDatabase {
             }
             if !select.orderBy.isEmpty { lines.append("USE TEMP B-TREE FOR ORDER BY") }
         } else if let table = compiled.table {
-            lines = [singleTablePlan(table, select, access)]
+            lines = [singleTablePlan(table, select, access, columns: compiled.columns)]
         } else {
             lines = ["CONSTANT ROW"]
         }
@@ -62,7 +62,8 @@ extension SQLDatabase {
     }
 
     /// `SCAN t`, `SEARCH t USING ...` for a query on one table.
-    private func singleTablePlan(_ table: TableState, _ select: SelectStatement, _ access: (path: AccessPath, ordered: Bool)?) -> String {
+    private func singleTablePlan(_ table: TableState, _ select: SelectStatement, _ access: (path: AccessPath, ordered: Bool)?,
+                                 columns: [Int]?) -> String {
             guard let (path, ordered) = access else { return "SCAN \(table.name)" }
             var text: String
             switch path {
@@ -73,7 +74,8 @@ extension SQLDatabase {
             case .indexRanges(let index, let ranges, let reverse):
                 let indexes = table.definition.indexes
                 let name = indexes.indices.contains(index) ? indexes[index].name : "#\(index)"
-                text = "SEARCH \(table.name) USING INDEX \(name) (\(ranges.count) range\(ranges.count == 1 ? "" : "s"))" + (reverse ? " REVERSE" : "")
+                let kind = CoveringIndex(table, path, reading: columns) == nil ? "INDEX" : "COVERING INDEX"
+                text = "SEARCH \(table.name) USING \(kind) \(name) (\(ranges.count) range\(ranges.count == 1 ? "" : "s"))" + (reverse ? " REVERSE" : "")
             }
             if !select.orderBy.isEmpty { text += ordered ? ", ORDER BY FROM INDEX" : ", SORT" }
             return text

@@ -389,9 +389,7 @@ extension SQLDatabase {
             if let join = compiled.join {
                 try join.run(self, context) { try accumulate(); return true }
             } else if let table {
-                try scan(table, path) { rowid in
-                    guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
-                    context.rowid = rowid
+                try visitRows(table, path, columns: compiled.columns, context) {
                     if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                     try accumulate()
                     return true
@@ -417,9 +415,7 @@ extension SQLDatabase {
         } else if let join = compiled.join {
             try join.run(self, context) { try emit() }
         } else if let table {
-            try scan(table, path) { rowid in
-                guard try load(table, rowid, columns: compiled.columns, into: &context.row) else { return true }
-                context.rowid = rowid
+            try visitRows(table, path, columns: compiled.columns, context) {
                 if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
                 return try emit()
             }

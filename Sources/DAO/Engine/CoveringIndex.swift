@@ -1,0 +1,61 @@
+/// An index that holds every column a single-table query reads (SQLite's covering index): its
+/// scan takes the values from the index entries and reads no row. A value the entry cannot
+/// give exactly (see `IndexKeyCodec.decodeKey`) makes that one row read from the table instead.
+struct CoveringIndex {
+    /// The index's position in the table.
+    let number: Int
+    /// Per index column: the table column it holds.
+    let columns: [Int]
+    let descending: [Bool]
+    let affinities: [Affinity]
+    /// The table's INTEGER PRIMARY KEY column (filled from the entry's rowid).
+    let rowidColumn: Int?
+
+    /// The covering index of `path`, when it is an index scan and every column in `reading`
+    /// (nil: every column) is an index column or the rowid alias.
+    init?(_ table: TableState, _ path: AccessPath, reading: [Int]?) {
+        guard case .indexRanges(let number, _, _) = path, table.indexes.indices.contains(number) else { return nil }
+        let schema = table.indexes[number].schema
+        let definition = table.definition
+        let needed = reading ?? Array(definition.columns.indices)
+        guard needed.allSatisfy({ schema.columns.contains($0) || $0 == definition.rowidColumn }) else { return nil }
+        self.number = number
+        columns = schema.columns
+        descending = schema.descending
+        affinities = schema.columns.map { definition.columns[$0].affinity }
+        rowidColumn = definition.rowidColumn
+    }
+}
+
+extension SQLDatabase {
+    /// Calls `body` for each row of `path` with its columns `columns` (nil: all) in
+    /// `context.row` and its rowid in `context.rowid`, stopping when `body` returns false.
+    /// Through a covering index the values come from the index entries.
+    func visitRows(_ table: TableState, _ path: AccessPath, columns: [Int]?, _ context: RowContext,
+                   _ body: () throws -> Bool) throws {
+        guard let covering = CoveringIndex(table, path, reading: columns),
+              case .indexRanges(_, let ranges, let reverse) = path else {
+            try scan(table, path) { rowid in
+                guard try load(table, rowid, columns: columns, into: &context.row) else { return true }
+                context.rowid = rowid
+                return try body()
+            }
+            return
+        }
+        let width = table.definition.columns.count
+        if context.row.count != width { context.row = [DAOValue](repeating: .null, count: width) }
+        try scanIndexEntries(table.indexes[covering.number], ranges, reverse: reverse) { rowid, entry in
+            let decoded = IndexKeyCodec.decodeKey(entry, descending: covering.descending, affinities: covering.affinities) { position, value in
+                context.row[covering.columns[position]] = value
+            }
+            if decoded {
+                rowsVisited += 1
+                if let alias = covering.rowidColumn { context.row[alias] = .integer(rowid) }
+            } else {
+                guard try load(table, rowid, columns: columns, into: &context.row) else { return true }
+            }
+            context.rowid = rowid
+            return try body()
+        }
+    }
+}
