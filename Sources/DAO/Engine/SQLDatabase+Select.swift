@@ -114,6 +114,9 @@ final class CompiledSelect {
     var join: JoinPlan?
     /// Slots of enclosing queries' rows it reads, by depth (a correlated subquery).
     var outerReads: [Int: Set<Int>] = [:]
+    /// The WHERE terms as the Planner reads them, analysed on first use and kept with the
+    /// compiled statement (touched only under the statement lock, like the statement).
+    lazy var plannerTerms = PlannerTerms(whereClause)
 
     init(table: TableState?, names: [String], outputs: [Expr], whereClause: Expr?, groupBy: [Expr], having: Expr?,
          orderBy: [(expr: Expr, descending: Bool, output: Int?)], aggregates: [AggregateCall], isAggregate: Bool, columns: [Int]?) {
@@ -291,7 +294,7 @@ extension SQLDatabase {
             }
             if isAggregate || distinct { simpleOrder = simpleOrder?.isEmpty == true ? [] : nil }
             let planner = Planner(table: table, context: context)
-            let choice = try planner.choose(where: whereClause, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
+            let choice = try planner.choose(compiled.plannerTerms, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
             path = choice.0
             ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
             if let hint = select.indexHint { try apply(hint, table, &path, &ordered, orderBy.isEmpty) }
