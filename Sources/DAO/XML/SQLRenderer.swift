@@ -270,6 +270,20 @@ struct SQLRenderer {
     /// private-use character, so a `?` of the config's own text is never mistaken for one).
     static let placeholder: Unicode.Scalar = "\u{E000}"
 
+    /// Whether a `;` after `statement` (text so far, quotes and comments already dealt with)
+    /// stays inside it: true in a CREATE [TEMP] TRIGGER until its body ends with `; END`, as
+    /// SQLite's `sqlite3_complete` reads a trigger.
+    static func continuesTriggerBody(_ statement: String) -> Bool {
+        let words = statement.split { !($0.isLetter || $0.isNumber || $0 == "_") }.prefix(3).map { $0.uppercased() }
+        guard words.first == "CREATE", words.dropFirst().prefix(2).contains("TRIGGER") else { return false }
+        // The body is complete when the text ends with `;` then END (whitespace between).
+        let trimmed = statement.uppercased().reversed().drop { $0 == " " }
+        guard trimmed.starts(with: "DNE") else { return true }
+        let beforeEnd = trimmed.dropFirst(3)
+        guard beforeEnd.first.map({ !($0.isLetter || $0.isNumber || $0 == "_") }) ?? false else { return true }
+        return beforeEnd.drop { $0 == " " }.first != ";"
+    }
+
     /// Splits rendered text into statements at `;` outside quotes and comments, collapsing
     /// whitespace and dropping comments, and gives each statement the bindings of its
     /// placeholders (a reference inside a comment, or inside quotes, binds nothing).
@@ -339,7 +353,12 @@ struct SQLRenderer {
                 continue
             }
             if c == ";" {
-                finish()
+                if SQLRenderer.continuesTriggerBody(current) {
+                    // A `;` inside CREATE TRIGGER ... BEGIN ... END is part of the statement.
+                    emit(c)
+                } else {
+                    finish()
+                }
                 i += 1
                 continue
             }
