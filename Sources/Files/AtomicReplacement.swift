@@ -27,13 +27,20 @@ struct AtomicReplacement {
         }
     }
 
-    /// Makes the temporary file the target: sync it (when durable), rename it over the
-    /// target, sync the folder (when durable).
+    /// Makes the temporary file the target: sync it (when durable), put it in the target's
+    /// place, sync the folder (when durable). An existing target is exchanged with the
+    /// temporary file (`RenameExchange`) and then unlinked under the temporary name; otherwise,
+    /// or where the system cannot exchange, the temporary file is renamed over the target.
     func commit(_ file: SystemFile) throws {
         defer { TemporaryFiles.end(temporary.path) }
         do {
             if durable { try file.syncData() }
-            try Directory.rename(temporary.path, target.path)
+            if RenameExchange.exchange(temporary.path, target.path) {
+                // The old file, now under the temporary name; a leftover is swept at next open.
+                try? Directory.remove(temporary.path)
+            } else {
+                try Directory.rename(temporary.path, target.path)
+            }
         } catch {
             try? Directory.remove(temporary.path)
             throw error

@@ -11,6 +11,9 @@
 // file + rename per write as the encrypted writer: on ext4 that new inode and rename, not AES,
 // is most of a small file's write time).
 // Usage: swift run -c release files-bench [--quick]   (--quick: no 256 MiB file, no random reads)
+//        files-bench --profile <plain|encrypted4K|encrypted64K> [write|read|random]
+//                    (no timing: writes and reads 20 files of 1 MiB of one kind, or 2,000 random
+//                    4 KiB reads in one 16 MiB file, for `valgrind --tool=callgrind`)
 
 import Files
 import Foundation
@@ -82,6 +85,31 @@ func read(_ kind: Kind, _ name: String) throws -> Int {
 }
 
 func throughput(_ bytes: Int, _ seconds: Double) -> String { String(format: "%7.0f MB/s", Double(bytes) / seconds / 1e6) }
+
+if let at = CommandLine.arguments.firstIndex(of: "--profile"), at + 1 < CommandLine.arguments.count {
+    let kinds: [String: Kind] = ["plain": .plain, "encrypted4K": .encrypted4K, "encrypted64K": .encrypted64K]
+    guard let kind = kinds[CommandLine.arguments[at + 1]] else { print("unknown kind"); exit(2) }
+    let what = at + 2 < CommandLine.arguments.count ? CommandLine.arguments[at + 2] : "all"
+    let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
+    if what == "random" {
+        try write(kind, "big", Data((0..<16).flatMap { _ in payload }))
+        let reader = try storages[kind]!.reader("big", encryption: kind.encryption)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var state: UInt64 = 1
+        for _ in 0..<2000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            try reader.seek(to: Int64((state >> 33) % UInt64((16 << 20) - 4096)))
+            _ = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+        }
+        try? FileManager.default.removeItem(at: work)
+        exit(0)
+    }
+    for file in 0..<20 where what != "read" { try write(kind, "p/\(file)", payload) }
+    if what == "read" { for file in 0..<20 { try write(kind, "p/\(file)", payload) } }
+    for _ in 0..<(what == "write" ? 0 : 1) { for file in 0..<20 { _ = try read(kind, "p/\(file)") } }
+    try? FileManager.default.removeItem(at: work)
+    exit(0)
+}
 
 var sizes: [(label: String, bytes: Int, files: Int)] = [("4KiB", 4096, 2000), ("1MiB", 1 << 20, 200)]
 if !quick { sizes.append(("256MiB", 256 << 20, 2)) }
