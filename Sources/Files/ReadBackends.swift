@@ -77,15 +77,16 @@ final class EncryptedReadBackend: ReadBackend {
         var position = offset
         while position < end {
             let segment = position / size
-            let wholeSegments = min(windowCapacity, (end - position) / size)
-            if position % size == 0, wholeSegments > 0, segment + wholeSegments < segments,
-               segment < windowFirst || segment >= windowFirst + windowCount {
-                // Whole segments (not the last one) straight into the caller's buffer: one copy less.
+            let inWindow = segment >= windowFirst && segment < windowFirst + windowCount
+            // Whole segments before the last one (which open left in the window) go straight
+            // into the caller's buffer: no copy through the window, no window to wipe.
+            let wholeSegments = min(windowCapacity, (end - position) / size, segments - 1 - segment)
+            if !inWindow, position % size == 0, wholeSegments > 0 {
                 try load(first: segment, count: wholeSegments, into: destination + (position - offset))
                 position += wholeSegments * size
                 continue
             }
-            if segment < windowFirst || segment >= windowFirst + windowCount {
+            if !inWindow {
                 // Only the segments this read touches, up to a window's worth.
                 let lastTouched = (end - 1) / size
                 try load(first: segment, count: min(windowCapacity, lastTouched - segment + 1))
