@@ -108,16 +108,28 @@ final class EncryptedReadBackend: ReadBackend {
         let lastIsFinal = first + count == segments
         let storedCount = count * header.storedSegmentSize - (lastIsFinal ? header.segmentSize - lastSegmentLength : 0)
         try file.read(into: UnsafeMutableRawBufferPointer(start: sealed.baseAddress, count: storedCount), at: start)
-        for index in 0..<count {
-            let segment = first + index
-            let sealedStart = index * header.storedSegmentSize
-            let sealedCount = min(header.storedSegmentSize, storedCount - sealedStart)
-            let bytes = UnsafeRawBufferPointer(start: sealed.baseAddress! + sealedStart, count: sealedCount)
-            let output = (destination ?? window.baseAddress!) + index * header.segmentSize
-            let isLast = segment == segments - 1
-            if try !open(bytes, segment: segment, last: isLast, into: output) {
-                throw try failure(bytes, segment: segment, expectedLast: isLast, scratch: output)
+        let storedSize = header.storedSegmentSize
+        let failed = try SegmentBatch.run(count: count, bytes: storedCount) { range in
+            try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
+                try header.bytes.withUnsafeBytes { aad -> Int? in
+                    for index in range {
+                        let segment = first + index
+                        let bytes = UnsafeRawBufferPointer(start: sealed.baseAddress! + index * storedSize,
+                                                           count: min(storedSize, storedCount - index * storedSize))
+                        header.writeNonce(into: nonce, segment: segment, last: segment == segments - 1)
+                        let output = (destination ?? window.baseAddress!) + index * header.segmentSize
+                        if try !cipher.open(bytes, nonce: UnsafeRawBufferPointer(nonce), aad: aad, into: output) { return index }
+                    }
+                    return nil
+                }
             }
+        }
+        if let index = failed {
+            // The first segment that did not verify (those after it may have been opened).
+            let segment = first + index
+            let bytes = UnsafeRawBufferPointer(start: sealed.baseAddress! + index * storedSize, count: min(storedSize, storedCount - index * storedSize))
+            throw try failure(bytes, segment: segment, expectedLast: segment == segments - 1,
+                              scratch: (destination ?? window.baseAddress!) + index * header.segmentSize)
         }
         guard destination == nil else { return }
         windowFirst = first
