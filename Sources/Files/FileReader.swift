@@ -25,26 +25,18 @@ public final class FileReader {
     /// - Throws: `FileStorageError.closed` after `close()`; `.tampered`, `.truncated`,
     ///   `.extended` for a segment that does not authenticate; `StoreError.io`.
     public func read(upTo count: Int) throws -> Data {
-        let wanted = count > 0 ? Int(min(Int64(count), max(0, size - offset))) : 0
-        guard wanted > 0 else {
-            guard count <= 0 || backend != nil else { throw FileStorageError.closed(name) }
-            return Data()
+        guard count > 0 else { return Data() }
+        // Zero-filled, not uninitialised memory handed to Data(bytesNoCopy:): that skipped the
+        // fill but made files-bench fault in fresh pages on every read (3x the page faults,
+        // FileHandle's reads in the same process slowed too; BENCHMARKS.md, "Files").
+        var data = Data(count: Int(min(Int64(count), max(0, size - offset))))
+        guard !data.isEmpty else {
+            guard backend != nil else { throw FileStorageError.closed(name) }
+            return data
         }
-        // Uninitialised memory the read fills (`Data(count:)` would zero it first: a pass over
-        // the whole buffer, a tenth of the cost of decrypting it).
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: wanted, alignment: 16)
-        let read: Int
-        do {
-            read = try self.read(into: buffer)
-        } catch {
-            buffer.deallocate()
-            throw error
-        }
-        guard read > 0, let base = buffer.baseAddress else {
-            buffer.deallocate()
-            return Data()
-        }
-        return Data(bytesNoCopy: base, count: read, deallocator: .custom { pointer, _ in pointer.deallocate() })
+        let read = try data.withUnsafeMutableBytes { try self.read(into: $0) }
+        if read < data.count { data.removeSubrange(read...) }
+        return data
     }
 
     /// Fills `buffer` from the current offset and advances; returns how many bytes were read
