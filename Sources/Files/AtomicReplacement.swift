@@ -1,9 +1,10 @@
 import Foundation
 import LogStore
 
-/// The temporary file a writer fills and then renames over its target at close, so a crash
-/// leaves the old file or the new one, never a mix (FORMAT.md, "Encrypted files": temporary
-/// files). Named `.<target name>.<16 hex>.ustmp` in the target's folder.
+/// The temporary file a writer fills and then puts in its target's place at close (an exchange
+/// of the two names, or a rename), so a crash leaves the old file or the new one, never a mix
+/// (FORMAT.md, "Encrypted files": temporary files). Named `.<target name>.<16 hex>.ustmp` in
+/// the target's folder.
 struct AtomicReplacement {
     let target: URL
     let temporary: URL
