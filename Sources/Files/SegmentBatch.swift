@@ -34,16 +34,25 @@ enum SegmentBatch {
     }
 
     /// The two halves' work and results, handed to `concurrentPerform`'s threads. Unchecked:
-    /// each thread touches only its own slot, and the results are read after both returned.
+    /// each thread writes only its own slot, and the results are read after both returned.
     private final class Halves: @unchecked Sendable {
         let part: (Range<Int>) throws -> Int?
-        var results: [Result<Int?, any Error>] = [.success(nil), .success(nil)]
+        private let slots = UnsafeMutableBufferPointer<Result<Int?, any Error>>.allocate(capacity: 2)
 
-        init(_ part: @escaping (Range<Int>) throws -> Int?) { self.part = part }
+        init(_ part: @escaping (Range<Int>) throws -> Int?) {
+            self.part = part
+            _ = slots.initialize(from: [.success(nil), .success(nil)])
+        }
+
+        deinit {
+            slots.deinitialize()
+            slots.deallocate()
+        }
 
         func run(_ half: Int, _ range: Range<Int>) {
-            let result = Result { try part(range) }
-            results.withUnsafeMutableBufferPointer { $0[half] = result }
+            slots[half] = Result { try part(range) }
         }
+
+        var results: [Result<Int?, any Error>] { Array(slots) }
     }
 }
