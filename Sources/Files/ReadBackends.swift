@@ -107,10 +107,15 @@ final class EncryptedReadBackend: ReadBackend {
         let start = header.offset(ofSegment: first)
         let lastIsFinal = first + count == segments
         let storedCount = count * header.storedSegmentSize - (lastIsFinal ? header.segmentSize - lastSegmentLength : 0)
-        try file.read(into: UnsafeMutableRawBufferPointer(start: sealed.baseAddress, count: storedCount), at: start)
         let storedSize = header.storedSegmentSize
+        // A large batch is split between two threads (SegmentBatch), each reading its half
+        // with a pread of its own, so one half's read overlaps the other's decryption.
         let failed = try SegmentBatch.run(count: count, bytes: storedCount) { range in
-            try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
+            let readStart = range.lowerBound * storedSize
+            try file.read(into: UnsafeMutableRawBufferPointer(start: sealed.baseAddress! + readStart,
+                                                              count: min(storedCount, range.upperBound * storedSize) - readStart),
+                          at: start + readStart)
+            return try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
                 try header.bytes.withUnsafeBytes { aad -> Int? in
                     for index in range {
                         let segment = first + index

@@ -164,12 +164,19 @@ final class EncryptedWriteBackend: WriteBackend {
         try seal(from: UnsafeRawBufferPointer(start: plain.baseAddress, count: plainCount), segments: segments, lastIsFinal: lastIsFinal)
     }
 
-    /// Seals the first `segments` segments of `source` (see `seal(segments:lastIsFinal:)`),
-    /// a large batch on two threads (`SegmentBatch`).
+    /// Seals the first `segments` segments of `source` (see `seal(segments:lastIsFinal:)`) and
+    /// writes them at the end of the file. A large batch is split between two threads
+    /// (`SegmentBatch`), each writing its half as soon as it is sealed, so one half's write
+    /// overlaps the other's sealing.
     private func seal(from source: UnsafeRawBufferPointer, segments: Int, lastIsFinal: Bool) throws {
         guard nextSegment + segments <= Int(UInt32.max) else { throw FileStorageError.unsupported("files of more than 2^32 segments") }
         let first = nextSegment
         let storedSize = segmentSize + AESGCM.tagSize
+        /// Sealed bytes of segments `0 ..< end` of the batch (only the last one may be short).
+        func sealedEnd(_ end: Int) -> Int {
+            (end - 1) * storedSize + min(segmentSize, source.count - (end - 1) * segmentSize) + AESGCM.tagSize
+        }
+        let base = position
         _ = try SegmentBatch.run(count: segments, bytes: source.count) { range in
             try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
                 try header.bytes.withUnsafeBytes { aad in
@@ -182,13 +189,12 @@ final class EncryptedWriteBackend: WriteBackend {
                     }
                 }
             }
+            let start = range.lowerBound * storedSize
+            try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress! + start, count: sealedEnd(range.upperBound) - start), at: base + start)
             return nil
         }
         nextSegment += segments
-        let lastStart = (segments - 1) * segmentSize
-        let out = (segments - 1) * storedSize + min(segmentSize, source.count - lastStart) + AESGCM.tagSize
-        try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress, count: out), at: position)
-        position += out
+        position += sealedEnd(segments)
     }
 
     func finish() throws {
