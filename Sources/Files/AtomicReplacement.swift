@@ -1,9 +1,10 @@
 import Foundation
 import LogStore
 
-/// The temporary file a writer fills and then renames over its target at close, so a crash
-/// leaves the old file or the new one, never a mix (FORMAT.md, "Encrypted files": temporary
-/// files). Named `.<target name>.<16 hex>.ustmp` in the target's folder.
+/// The temporary file a writer fills and then puts in its target's place at close (an exchange
+/// of the two names, or a rename), so a crash leaves the old file or the new one, never a mix
+/// (FORMAT.md, "Encrypted files": temporary files). Named `.<target name>.<16 hex>.ustmp` in
+/// the target's folder.
 struct AtomicReplacement {
     let target: URL
     let temporary: URL
@@ -27,13 +28,20 @@ struct AtomicReplacement {
         }
     }
 
-    /// Makes the temporary file the target: sync it (when durable), rename it over the
-    /// target, sync the folder (when durable).
+    /// Makes the temporary file the target: sync it (when durable), put it in the target's
+    /// place, sync the folder (when durable). An existing target is exchanged with the
+    /// temporary file (`RenameExchange`) and then unlinked under the temporary name; otherwise,
+    /// or where the system cannot exchange, the temporary file is renamed over the target.
     func commit(_ file: SystemFile) throws {
         defer { TemporaryFiles.end(temporary.path) }
         do {
             if durable { try file.syncData() }
-            try Directory.rename(temporary.path, target.path)
+            if RenameExchange.exchange(temporary.path, target.path) {
+                // The old file, now under the temporary name; a leftover is swept at next open.
+                try? Directory.remove(temporary.path)
+            } else {
+                try Directory.rename(temporary.path, target.path)
+            }
         } catch {
             try? Directory.remove(temporary.path)
             throw error

@@ -87,6 +87,18 @@ struct EncryptedFileHeader: Equatable {
         nonce[11] = last ? 1 : 0
     }
 
+    /// Writes segment `index`'s whole 12-byte nonce into `nonce`: the form for a batch split
+    /// between threads, each with a nonce buffer of its own.
+    func writeNonce(into nonce: UnsafeMutableRawBufferPointer, segment index: Int, last: Bool) {
+        noncePrefix.withUnsafeBytes { nonce.copyMemory(from: $0) }
+        let counter = UInt32(truncatingIfNeeded: index)
+        nonce[7] = UInt8(truncatingIfNeeded: counter >> 24)
+        nonce[8] = UInt8(truncatingIfNeeded: counter >> 16)
+        nonce[9] = UInt8(truncatingIfNeeded: counter >> 8)
+        nonce[10] = UInt8(truncatingIfNeeded: counter)
+        nonce[11] = last ? 1 : 0
+    }
+
     /// Bytes of a stored (sealed) full segment.
     var storedSegmentSize: Int { segmentSize + Self.tagSize }
 

@@ -26,6 +26,9 @@ public final class FileReader {
     ///   `.extended` for a segment that does not authenticate; `StoreError.io`.
     public func read(upTo count: Int) throws -> Data {
         guard count > 0 else { return Data() }
+        // Zero-filled, not uninitialised memory handed to Data(bytesNoCopy:): that skipped the
+        // fill but made files-bench fault in fresh pages on every read (3x the page faults,
+        // FileHandle's reads in the same process slowed too; BENCHMARKS.md, "Files").
         var data = Data(count: Int(min(Int64(count), max(0, size - offset))))
         guard !data.isEmpty else {
             guard backend != nil else { throw FileStorageError.closed(name) }

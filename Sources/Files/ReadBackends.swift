@@ -77,15 +77,16 @@ final class EncryptedReadBackend: ReadBackend {
         var position = offset
         while position < end {
             let segment = position / size
-            let wholeSegments = min(windowCapacity, (end - position) / size)
-            if position % size == 0, wholeSegments > 0, segment + wholeSegments < segments,
-               segment < windowFirst || segment >= windowFirst + windowCount {
-                // Whole segments (not the last one) straight into the caller's buffer: one copy less.
+            let inWindow = segment >= windowFirst && segment < windowFirst + windowCount
+            // Whole segments before the last one (which open left in the window) go straight
+            // into the caller's buffer: no copy through the window, no window to wipe.
+            let wholeSegments = min(windowCapacity, (end - position) / size, segments - 1 - segment)
+            if !inWindow, position % size == 0, wholeSegments > 0 {
                 try load(first: segment, count: wholeSegments, into: destination + (position - offset))
                 position += wholeSegments * size
                 continue
             }
-            if segment < windowFirst || segment >= windowFirst + windowCount {
+            if !inWindow {
                 // Only the segments this read touches, up to a window's worth.
                 let lastTouched = (end - 1) / size
                 try load(first: segment, count: min(windowCapacity, lastTouched - segment + 1))
@@ -106,17 +107,34 @@ final class EncryptedReadBackend: ReadBackend {
         let start = header.offset(ofSegment: first)
         let lastIsFinal = first + count == segments
         let storedCount = count * header.storedSegmentSize - (lastIsFinal ? header.segmentSize - lastSegmentLength : 0)
-        try file.read(into: UnsafeMutableRawBufferPointer(start: sealed.baseAddress, count: storedCount), at: start)
-        for index in 0..<count {
-            let segment = first + index
-            let sealedStart = index * header.storedSegmentSize
-            let sealedCount = min(header.storedSegmentSize, storedCount - sealedStart)
-            let bytes = UnsafeRawBufferPointer(start: sealed.baseAddress! + sealedStart, count: sealedCount)
-            let output = (destination ?? window.baseAddress!) + index * header.segmentSize
-            let isLast = segment == segments - 1
-            if try !open(bytes, segment: segment, last: isLast, into: output) {
-                throw try failure(bytes, segment: segment, expectedLast: isLast, scratch: output)
+        let storedSize = header.storedSegmentSize
+        // A large batch is split between two threads (SegmentBatch), each reading its half
+        // with a pread of its own, so one half's read overlaps the other's decryption.
+        let failed = try SegmentBatch.run(count: count, bytes: storedCount) { range in
+            let readStart = range.lowerBound * storedSize
+            try file.read(into: UnsafeMutableRawBufferPointer(start: sealed.baseAddress! + readStart,
+                                                              count: min(storedCount, range.upperBound * storedSize) - readStart),
+                          at: start + readStart)
+            return try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
+                try header.bytes.withUnsafeBytes { aad -> Int? in
+                    for index in range {
+                        let segment = first + index
+                        let bytes = UnsafeRawBufferPointer(start: sealed.baseAddress! + index * storedSize,
+                                                           count: min(storedSize, storedCount - index * storedSize))
+                        header.writeNonce(into: nonce, segment: segment, last: segment == segments - 1)
+                        let output = (destination ?? window.baseAddress!) + index * header.segmentSize
+                        if try !cipher.open(bytes, nonce: UnsafeRawBufferPointer(nonce), aad: aad, into: output) { return index }
+                    }
+                    return nil
+                }
             }
+        }
+        if let index = failed {
+            // The first segment that did not verify (those after it may have been opened).
+            let segment = first + index
+            let bytes = UnsafeRawBufferPointer(start: sealed.baseAddress! + index * storedSize, count: min(storedSize, storedCount - index * storedSize))
+            throw try failure(bytes, segment: segment, expectedLast: segment == segments - 1,
+                              scratch: (destination ?? window.baseAddress!) + index * header.segmentSize)
         }
         guard destination == nil else { return }
         windowFirst = first

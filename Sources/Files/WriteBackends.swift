@@ -94,15 +94,12 @@ final class EncryptedWriteBackend: WriteBackend {
     /// Sealed bytes of one batch.
     private let sealed: UnsafeMutableRawBufferPointer
     private var nextSegment = 0
-    /// The nonce of the segment being sealed (prefix, then counter and flag set per segment).
-    private var nonce: [UInt8]
     private var position: Int
 
     init(target: URL, durable: Bool, storageKey: [UInt8], segmentSize: Int) throws {
         let (header, fileKey) = try EncryptedFileHeader.new(segmentSize: segmentSize, storageKey: storageKey)
         self.header = header
         self.cipher = try AESGCM(key: fileKey)
-        self.nonce = header.nonce(segment: 0, last: false)
         self.segmentSize = segmentSize
         self.batchSegments = max(1, (1 << 20) / segmentSize)
         plain = .allocate(byteCount: (batchSegments + 1) * segmentSize, alignment: 16)
@@ -167,25 +164,37 @@ final class EncryptedWriteBackend: WriteBackend {
         try seal(from: UnsafeRawBufferPointer(start: plain.baseAddress, count: plainCount), segments: segments, lastIsFinal: lastIsFinal)
     }
 
-    /// Seals the first `segments` segments of `source` (see `seal(segments:lastIsFinal:)`).
+    /// Seals the first `segments` segments of `source` (see `seal(segments:lastIsFinal:)`) and
+    /// writes them at the end of the file. A large batch is split between two threads
+    /// (`SegmentBatch`), each writing its half as soon as it is sealed, so one half's write
+    /// overlaps the other's sealing.
     private func seal(from source: UnsafeRawBufferPointer, segments: Int, lastIsFinal: Bool) throws {
-        var out = 0
-        for index in 0..<segments {
-            let start = index * segmentSize
-            let count = min(segmentSize, source.count - start)
-            header.setNonce(&nonce, segment: nextSegment, last: lastIsFinal && index == segments - 1)
-            try nonce.withUnsafeBytes { nonceBytes in
+        guard nextSegment + segments <= Int(UInt32.max) else { throw FileStorageError.unsupported("files of more than 2^32 segments") }
+        let first = nextSegment
+        let storedSize = segmentSize + AESGCM.tagSize
+        /// Sealed bytes of segments `0 ..< end` of the batch (only the last one may be short).
+        func sealedEnd(_ end: Int) -> Int {
+            (end - 1) * storedSize + min(segmentSize, source.count - (end - 1) * segmentSize) + AESGCM.tagSize
+        }
+        let base = position
+        _ = try SegmentBatch.run(count: segments, bytes: source.count) { range in
+            try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
                 try header.bytes.withUnsafeBytes { aad in
-                    try cipher.seal(UnsafeRawBufferPointer(start: source.baseAddress.map { $0 + start }, count: count), nonce: nonceBytes,
-                                    aad: aad, into: sealed.baseAddress! + out)
+                    for index in range {
+                        let start = index * segmentSize
+                        let count = min(segmentSize, source.count - start)
+                        header.writeNonce(into: nonce, segment: first + index, last: lastIsFinal && index == segments - 1)
+                        try cipher.seal(UnsafeRawBufferPointer(start: source.baseAddress.map { $0 + start }, count: count),
+                                        nonce: UnsafeRawBufferPointer(nonce), aad: aad, into: sealed.baseAddress! + index * storedSize)
+                    }
                 }
             }
-            out += count + AESGCM.tagSize
-            nextSegment += 1
-            guard nextSegment <= Int(UInt32.max) else { throw FileStorageError.unsupported("files of more than 2^32 segments") }
+            let start = range.lowerBound * storedSize
+            try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress! + start, count: sealedEnd(range.upperBound) - start), at: base + start)
+            return nil
         }
-        try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress, count: out), at: position)
-        position += out
+        nextSegment += segments
+        position += sealedEnd(segments)
     }
 
     func finish() throws {

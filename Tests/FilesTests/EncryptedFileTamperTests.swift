@@ -143,4 +143,26 @@ final class EncryptedFileTamperTests: XCTestCase {
         XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try reader.read(into: $0) })
         XCTAssertEqual(buffer, [UInt8](repeating: 0xEE, count: 10))
     }
+
+    /// Batches of 128 KiB and more are sealed and opened on two threads (SegmentBatch): a
+    /// 512 KiB file (8,192 segments) reads back whole and from an offset, and a tamper in either
+    /// half, or in both, is reported at the first segment that fails.
+    func testLargeBatchesSplitBetweenThreadsStillReportTheFirstBadSegment() throws {
+        let plain = testBytes(512 << 10, seed: 11)
+        try storage.write(plain, to: "f", encryption: .storageKey)
+        XCTAssertEqual(try readAll(), Data(plain))
+        let reader = try storage.reader("f", encryption: .storageKey)
+        try reader.seek(to: 1000)
+        XCTAssertEqual(try reader.read(upTo: 300_000), Data(plain[1000..<301_000]))
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        for bad in [[100], [7000], [6000, 300], [8191]] {
+            var tampered = original
+            for segment in bad { tampered[Self.headerSize + segment * Self.stored + 3] ^= 0x10 }
+            try writeRaw(tampered)
+            let first = bad.min()!
+            XCTAssertThrowsError(try readAll(), "\(bad)") {
+                XCTAssertEqual($0 as? FileStorageError, .tampered(file: "f", segment: first, offset: Int64(Self.headerSize + first * Self.stored)))
+            }
+        }
+    }
 }

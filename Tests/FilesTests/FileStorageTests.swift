@@ -135,6 +135,27 @@ final class FileStorageTests: FilesTestCase {
         }
     }
 
+    /// A replacing close exchanges the new file with the old one and unlinks the old
+    /// (RenameExchange): the new content is in place, no temporary file stays, a reader opened
+    /// before keeps reading the old file, and a folder in the way is not swapped away.
+    func testReplacingAnExistingFileLeavesOnlyTheNewOne() throws {
+        let storage = try center.fileStorage()
+        for encryption in [FileEncryption.none, .storageKey] {
+            try storage.write(Data("old".utf8), to: "r/f", encryption: encryption)
+            let before = try storage.reader("r/f", encryption: encryption)
+            for round in 0..<3 { try storage.write(Data(testBytes(10_000 + round)), to: "r/f", encryption: encryption) }
+            XCTAssertEqual(try storage.data(of: "r/f", encryption: encryption), Data(testBytes(10_002)))
+            XCTAssertEqual(try before.readToEnd(), Data("old".utf8), "an open reader keeps the old file")
+            before.close()
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: try storage.folder().appendingPathComponent("r").path), ["f"])
+            try FileManager.default.createDirectory(at: try storage.url(of: "r/dir"), withIntermediateDirectories: true)
+            XCTAssertThrowsError(try storage.write(Data("x".utf8), to: "r/dir", encryption: encryption))
+            XCTAssertTrue(FileManager.default.fileExists(atPath: try storage.url(of: "r/dir").path))
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: try storage.folder().appendingPathComponent("r").path).sorted(), ["dir", "f"])
+            try storage.delete("r")
+        }
+    }
+
     func testLeftoverTemporaryFilesAreRemovedAtTheNextOpen() throws {
         let storage = try center.fileStorage()
         try storage.write(Data("kept".utf8), to: "sub/kept")

@@ -27,7 +27,7 @@ final class FormatCrossCheckTests: XCTestCase {
     func testThePythonDecryptorReadsWhatTheLibraryWrote() throws {
         let folder = makeFilesTestFolder(name)
         defer { try? FileManager.default.removeItem(at: folder) }
-        for (segmentSize, length) in [(64 << 10, 0), (64 << 10, 200_000), (64, 1000)] {
+        for (segmentSize, length) in [(64 << 10, 0), (64 << 10, 200_000), (64, 1000), (4096, 600_000)] {
             let storage = try FileStorage(folder: folder, options: .init(key: Self.key, segmentSize: segmentSize))
             let plain = testBytes(length, seed: UInt8(truncatingIfNeeded: length))
             try storage.write(plain, to: "x.bin", encryption: .storageKey)
