@@ -208,7 +208,7 @@ extension StoreEngine {
 
     /// The active segment, rolled over first when `count` bytes do not fit, with file space
     /// reserved for them. Caller holds `writeMutex`.
-    private func segmentWithRoom(for count: Int) throws -> Segment {
+    func segmentWithRoom(for count: Int) throws -> Segment {
         if let segment = active, segment.remainingCapacity >= count {
             try segment.reserve(count)
             return segment
@@ -258,10 +258,20 @@ extension StoreEngine {
         }
     }
 
-    /// Fsyncs the active segment (sealed ones were synced when sealed, in durable modes).
-    func syncActiveSegment() throws {
-        let segment = writeMutex.withLock { active }
+    /// Fsyncs the active segment (sealed ones were synced when sealed, in durable modes), then
+    /// records a sync mark claiming what it synced: always when `markAlways`, otherwise (the
+    /// per-write syncs of `.fsyncEachWrite`) once `syncMarkSpacing` bytes were synced since the
+    /// last mark, so marks cost an fsync per 64 KiB of log, not per write.
+    func syncActiveSegment(markAlways: Bool = false) throws {
+        // A mark claims every sealed segment durable too: none while some are not yet synced
+        // (found at open after a crash in another mode; `sync()` and close sync them).
+        let (segment, mark) = writeMutex.withLock { (active, unsyncedSegments.isEmpty ? captureSyncMarkLocked() : nil) }
         try syncFailure.sync { try segment?.file.syncData() }
+        let file: SystemFile? = try writeMutex.withLock {
+            guard let mark, !isClosed, markAlways || syncMarkIsDue(mark) else { return nil }
+            return try writeSyncMarkLocked(mark)
+        }
+        if let file { try syncFailure.sync { try file.syncData() } }
     }
 
     func sync() throws {
@@ -269,15 +279,19 @@ extension StoreEngine {
             try syncLog()
             return
         }
-        let pending: [Segment] = try writeMutex.withLock {
+        // What is synced and the mark claiming it are taken together: a segment sealed after
+        // this point is not covered by the mark.
+        let (pending, current, mark): ([Segment], Segment?, SyncMark?) = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
             defer { unsyncedSegments = [] }
-            return unsyncedSegments
+            return (unsyncedSegments, active, captureSyncMarkLocked())
         }
         try syncFailure.sync {
             for segment in pending { try segment.file.syncData() }
+            try current?.file.syncData()
+            // The directory before the mark: a mark claims the segments' names durable too.
+            if !pending.isEmpty { try Directory.sync(directory) }
         }
-        try syncActiveSegment()
-        if !pending.isEmpty { try syncFailure.sync { try Directory.sync(directory) } }
+        try recordSyncMark(mark)
     }
 }
