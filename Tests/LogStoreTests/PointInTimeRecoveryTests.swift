@@ -1,0 +1,151 @@
+import Foundation
+import XCTest
+@testable import LogStore
+
+/// Point-in-time recovery (issue 21, item 2; FORMAT.md, "Recovery", rules 6-9): what a power
+/// cut leaves is a prefix of the writes. Each test builds by hand a directory a power cut could
+/// leave (a copy of an open store, with the unsynced bytes of one write lost), then checks what
+/// the store shows. The campaign form is DefaultModePowerLossTests.
+final class PointInTimeRecoveryTests: StoreTestCase {
+    /// No background syncer: the test decides what is synced (`sync()`).
+    private func manualOptions(readOnly: Bool = false) -> LogStore.Options {
+        var options = options(segmentSize: 4 << 10, readOnly: readOnly)
+        options.maxUnsyncedInterval = nil
+        options.maxUnsyncedBytes = nil
+        return options
+    }
+
+    /// Zeroes the bytes of the record of `key` (its tombstone when `tombstone`) in `segment`:
+    /// the sectors of one unsynced write that did not reach the disk.
+    private func loseRecord(_ key: String, tombstone: Bool, in segment: URL) throws {
+        let found = try records(in: segment)
+        let bytes = try Data(contentsOf: segment)
+        let lost = try XCTUnwrap(found.first { record in
+            record.header.flags.contains(.tombstone) == tombstone
+                && Array(bytes[(record.offset + record.header.keyOffset)..<(record.offset + record.header.keyOffset + record.header.keyLength)]) == b(key)
+        }, "no record of \(key) in \(segment.lastPathComponent)")
+        try modifyFile(segment) { bytes in
+            for i in lost.offset..<(lost.offset + lost.header.totalLength) { bytes[i] = 0 }
+        }
+    }
+
+    /// The issue's case: a delete at the end of a sealed segment was lost while the segments
+    /// after it (later puts, a batch) reached the disk. Before point-in-time recovery the delete
+    /// was skipped as corrupt bytes and every later write kept: "a" came back with "c" present,
+    /// a state that never existed. Now the log ends at the lost delete.
+    func testALostDeleteInASealedSegmentDropsEveryLaterSegment() throws {
+        let directory = temporary.make("pit-sealed")
+        let store = try LogStore(directory: directory, options: manualOptions())
+        try store.put(b("1"), forKey: b("a"))
+        try store.put(incompressible(600, seed: 1), forKey: b("x"))
+        try store.sync()                                   // the watermark: "a" = 1 and "x" are durable
+        try store.delete(forKey: b("a"))                   // unsynced, then lost
+        for i in 0..<20 { try store.put(incompressible(500, seed: UInt64(10 + i)), forKey: b("later\(i)")) }  // rolls
+        var batch = LogStore.WriteBatch()
+        batch.put(b("3"), forKey: b("c"))
+        batch.put(b("4"), forKey: b("d"))
+        try store.write(batch)
+        let copy = try copyStore(directory, label: "pit-sealed-cut")
+        try store.close()
+        try? FileManager.default.removeItem(at: copy.appendingPathComponent("index.snapshot"))
+        let first = try XCTUnwrap(segmentFiles(copy).first).url
+        XCTAssertGreaterThan(try segmentFiles(copy).count, 2, "the later writes rolled into later segments")
+        try loseRecord("a", tombstone: true, in: first)
+
+        for readOnly in [true, false] {
+            let reopened = try LogStore(directory: copy, options: manualOptions(readOnly: readOnly))
+            XCTAssertEqual(try reopened.get(forKey: b("a")), b("1"), "read-only \(readOnly): the lost delete's key keeps its earlier value")
+            XCTAssertNil(try reopened.get(forKey: b("c")), "read-only \(readOnly): no write after the lost one")
+            XCTAssertNil(try reopened.get(forKey: b("later0")), "read-only \(readOnly)")
+            XCTAssertEqual(try reopened.get(forKey: b("x")), incompressible(600, seed: 1), "read-only \(readOnly): synced writes stay")
+            XCTAssertEqual(try reopened.verify().problems, [], "read-only \(readOnly)")
+            XCTAssertTrue(reopened.recoveryReport.contains { $0.contains("the log ends") }, "\(reopened.recoveryReport)")
+            if !readOnly {
+                // The later segments are gone and new writes continue the log.
+                XCTAssertEqual(try segmentFiles(copy).count, 1)
+                try reopened.put(b("new"), forKey: b("c"))
+            }
+            try reopened.close()
+        }
+        let again = try LogStore(directory: copy, options: manualOptions())
+        XCTAssertEqual(again.recoveryReport, [])
+        XCTAssertEqual(try again.get(forKey: b("c")), b("new"))
+        XCTAssertEqual(try again.get(forKey: b("a")), b("1"))
+        XCTAssertNil(try again.get(forKey: b("later0")))
+        try again.close()
+    }
+
+    /// A write-path segment that vanished whole (its name never reached the disk) while a later
+    /// one survived: the later one's first write does not continue the sequence numbers, so it
+    /// and everything after it are dropped.
+    func testAMissingSegmentEndsTheLogAtItsPlace() throws {
+        let directory = temporary.make("pit-missing")
+        let store = try LogStore(directory: directory, options: manualOptions())
+        try store.put(b("1"), forKey: b("a"))
+        try store.sync()
+        for i in 0..<30 { try store.put(incompressible(500, seed: UInt64(i)), forKey: b("k\(i)")) }
+        try store.delete(forKey: b("a"))
+        let copy = try copyStore(directory, label: "pit-missing-cut")
+        try store.close()
+        try? FileManager.default.removeItem(at: copy.appendingPathComponent("index.snapshot"))
+        let files = try segmentFiles(copy)
+        XCTAssertGreaterThan(files.count, 3)
+        try FileManager.default.removeItem(at: files[2].url)
+        let reopened = try LogStore(directory: copy, options: manualOptions())
+        defer { try? reopened.close() }
+        XCTAssertEqual(try reopened.get(forKey: b("a")), b("1"), "the delete came after the lost segment")
+        let kept = try (0..<30).filter { try reopened.get(forKey: b("k\($0)")) != nil }
+        XCTAssertEqual(kept, Array(0..<kept.count), "a prefix of the puts: \(kept)")
+        XCTAssertTrue(reopened.recoveryReport.contains { $0.contains("a write before it was lost") }, "\(reopened.recoveryReport)")
+        XCTAssertEqual(try reopened.verify().problems, [])
+    }
+
+    /// A record damaged inside the synced part (before the watermark) is still skipped and
+    /// reported, and the writes after it stay.
+    func testCorruptionBeforeTheWatermarkIsIsolated() throws {
+        let directory = temporary.make("pit-isolated")
+        let store = try LogStore(directory: directory, options: manualOptions())
+        for i in 0..<20 { try store.put(incompressible(500, seed: UInt64(i)), forKey: b("k\(i)")) }
+        try store.close()                                   // all synced, the mark at the end
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("index.snapshot"))
+        let second = try segmentFiles(directory)[1].url
+        let victim = try XCTUnwrap(records(in: second).first)
+        try modifyFile(second) { $0[victim.offset + victim.header.totalLength - 1] ^= 0x40 }
+        let reopened = try LogStore(directory: directory, options: manualOptions())
+        defer { try? reopened.close() }
+        XCTAssertTrue(reopened.recoveryReport.contains { $0.contains("skipped corrupt bytes") }, "\(reopened.recoveryReport)")
+        XCTAssertEqual(try reopened.get(forKey: b("k19")), incompressible(500, seed: 19), "writes after the damage stay")
+        XCTAssertEqual(try (0..<20).filter { try reopened.get(forKey: b("k\($0)")) == nil }.count, 1, "only the damaged record is lost")
+    }
+
+    /// A store of version 1 segments (written before sync marks) opens as before and, opened
+    /// read-write, starts a version 2 segment and a sync mark.
+    func testAVersionOneStoreIsReadAsBeforeAndUpgraded() throws {
+        let directory = temporary.make("pit-v1")
+        let store = try LogStore(directory: directory, options: manualOptions())
+        for i in 0..<10 { try store.put(incompressible(300, seed: UInt64(i)), forKey: b("k\(i)")) }
+        try store.close()
+        try FileManager.default.removeItem(at: directory.appendingPathComponent(SyncMarkFile.name))
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent("index.snapshot"))
+        for file in try segmentFiles(directory) {
+            // Rewrite the header as version 1 (same layout).
+            let header = try segmentHeader(file.url)
+            var old = header
+            old.version = 1
+            try modifyFile(file.url) { bytes in bytes.replaceSubrange(0..<SegmentHeader.size, with: old.encoded()) }
+        }
+        let reader = try LogStore(directory: directory, options: manualOptions(readOnly: true))
+        XCTAssertEqual(try reader.get(forKey: b("k9")), incompressible(300, seed: 9))
+        try reader.close()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent(SyncMarkFile.name).path))
+        let writer = try LogStore(directory: directory, options: manualOptions())
+        XCTAssertEqual(try writer.get(forKey: b("k9")), incompressible(300, seed: 9))
+        XCTAssertTrue(writer.recoveryReport.contains { $0.contains("began sync marks") }, "\(writer.recoveryReport)")
+        try writer.close()
+        let versions = try segmentFiles(directory).map { try segmentHeader($0.url).version }
+        XCTAssertEqual(versions.last, 2)
+        XCTAssertTrue(versions.contains(1))
+        let bytes = Array(try Data(contentsOf: directory.appendingPathComponent(SyncMarkFile.name)))
+        XCTAssertNotNil(SyncMarkFile.newest(in: bytes))
+    }
+}
