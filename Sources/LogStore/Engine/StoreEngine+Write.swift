@@ -289,8 +289,9 @@ extension StoreEngine {
         try syncFailure.sync {
             for segment in pending { try segment.file.syncData() }
             try current?.file.syncData()
-            // The directory before the mark: a mark claims the segments' names durable too.
-            if !pending.isEmpty { try Directory.sync(directory) }
+            // The directory too, always: the active segment's name may never have been synced
+            // (a new store's first segment; PointInTimeRecoveryTests), and a mark claims it.
+            try Directory.sync(directory)
         }
         try recordSyncMark(mark)
     }
