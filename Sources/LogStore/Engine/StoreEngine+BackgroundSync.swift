@@ -84,7 +84,7 @@ extension StoreEngine {
             backgroundSyncer?.roundCompleted(captured: round.captured)
         }
         // What the round made durable, for recovery.
-        try recordSyncMark(round.mark)
+        recordSyncMark(round.mark)
     }
 
     /// `syncLog` with `writeMutex` held throughout (a writer past `maxUnsyncedBytes`).
@@ -103,6 +103,6 @@ extension StoreEngine {
         }
         unsyncedSegments.removeAll()
         syncer.roundCompleted(captured: captured)
-        if let mark, let file = try writeSyncMarkLocked(mark) { try syncFailure.sync { try file.syncData() } }
+        if let mark { try? writeSyncMarkLocked(mark)?.syncData() }
     }
 }

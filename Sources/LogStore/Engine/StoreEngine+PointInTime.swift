@@ -21,6 +21,10 @@ extension StoreEngine {
         var offset: Int
         /// Write-path segments after it: every record in them is dropped.
         var dropped: [Segment]
+        /// The end is a torn tail or an incomplete batch at the end of the last segment: no
+        /// record after it is applied anyway, and a read-only opener leaves the segment's length
+        /// alone so `verify()` still reports the garbage, as before.
+        var atTail = false
     }
 
     /// What `replayPointInTime` found.
@@ -50,7 +54,7 @@ extension StoreEngine {
         /// Whether a problem at `position` ends the log (past the synced part) or is skipped.
         func endsLog(at position: LogPosition) -> Bool { position >= watermark.position }
 
-        var end: (segment: Segment, offset: Int)?
+        var end: (segment: Segment, offset: Int, atTail: Bool)?
         var dropped: [Segment] = []
         for item in work {
             let segment = item.segment
@@ -81,6 +85,7 @@ extension StoreEngine {
             var batches = BatchAssembler()
             var seenDrops = 0
             var cutAt: Int?
+            var atTail = false
             scan: while let event = scanner.next() {
                 switch event {
                 case .record(let offset, let header):
@@ -142,6 +147,7 @@ extension StoreEngine {
                             recoveryReport.append("\(segment.path): cut a torn tail at offset \(contentEnd) (\(fileLength - contentEnd) bytes)")
                         }
                         cutAt = contentEnd
+                        atTail = segment === lastWritePath
                     } else if !scanner.tailIsClean {
                         recoveryReport.append("\(segment.path): \(fileLength - scanner.validEnd) bytes of garbage after the last record at offset \(scanner.validEnd)")
                     }
@@ -153,7 +159,7 @@ extension StoreEngine {
             }
             for line in batches.dropped { recoveryReport.append("\(segment.path): \(line)") }
             if let cutAt {
-                end = (segment, cutAt)
+                end = (segment, cutAt, atTail)
                 // Nothing after the cut is read; the segment's length changes when it is made so.
                 segments.setLimit(cutAt, of: segment.id)
             }
@@ -167,7 +173,7 @@ extension StoreEngine {
         }
         nextSequence = maxSequence + 1
         var result = PointInTimeReplay(chainNext: crossed ? expected : watermark.nextSequence)
-        if let end { result.cut = LogCut(segment: end.segment, offset: end.offset, dropped: dropped) }
+        if let end { result.cut = LogCut(segment: end.segment, offset: end.offset, dropped: dropped, atTail: end.atTail && dropped.isEmpty) }
         return result
     }
 
@@ -201,6 +207,7 @@ extension StoreEngine {
             holder = writable
             active = writable
         }
+        if options.readOnly && cut.atTail { return }
         if !options.readOnly { holder.zeroTail(from: cut.offset) }
         holder.length = cut.offset
         rw.withWriteLock { segments.setLimit(cut.offset, of: holder.id) }

@@ -7,7 +7,9 @@ import Foundation
 ///
 /// A mark is written only after what it claims is durable, so it is true whether or not the
 /// mark itself reaches the disk (a lost mark only makes recovery trust less). It is fsynced
-/// right after, outside `writeMutex`.
+/// right after, outside `writeMutex`. So writing one is best effort: an I/O error on
+/// `SYNCMARK` fails no write, sync or close (a torn slot fails its checksum and the other slot
+/// is read), except at open after a cut, where a stale slot must not survive.
 extension StoreEngine {
     /// Bytes of log synced between two marks in `.fsyncEachWrite`, whose every write syncs.
     static let syncMarkSpacing = 64 << 10
@@ -28,21 +30,26 @@ extension StoreEngine {
 
     /// Writes `mark` into the slot of `SYNCMARK` not holding the newest mark, unless it claims
     /// nothing newer than the last one. Returns the file to fsync, or nil when nothing was
-    /// written. Caller holds `writeMutex`.
-    func writeSyncMarkLocked(_ mark: SyncMark) throws -> SystemFile? {
+    /// written (or the write failed: best effort). Caller holds `writeMutex`.
+    func writeSyncMarkLocked(_ mark: SyncMark) -> SystemFile? {
         guard let file = syncMarkFile, !isClosed else { return nil }
         if let last = lastSyncMark, mark.position <= last.position { return nil }
-        try file.write(SyncMarkFile.encode(mark), at: SyncMarkFile.slotOffsets[syncMarkNextSlot])
+        do {
+            try file.write(SyncMarkFile.encode(mark), at: SyncMarkFile.slotOffsets[syncMarkNextSlot])
+        } catch {
+            return nil
+        }
         syncMarkNextSlot = 1 - syncMarkNextSlot
         lastSyncMark = mark
         return file
     }
 
-    /// Records `mark` (what a sync just made durable) and fsyncs it. Takes `writeMutex`.
-    func recordSyncMark(_ mark: SyncMark?) throws {
+    /// Records `mark` (what a sync just made durable) and fsyncs it, best effort. Takes
+    /// `writeMutex`.
+    func recordSyncMark(_ mark: SyncMark?) {
         guard let mark else { return }
-        let file = try writeMutex.withLock { try writeSyncMarkLocked(mark) }
-        if let file { try syncFailure.sync { try file.syncData() } }
+        let file = writeMutex.withLock { writeSyncMarkLocked(mark) }
+        try? file?.syncData()
     }
 
     /// Makes everything appended so far durable, then a mark saying so: when this returns, a
@@ -61,7 +68,7 @@ extension StoreEngine {
             try Directory.sync(directory)
         }
         writeMutex.withLock { unsyncedSegments.removeAll { segment in sealed.contains { $0 === segment } } }
-        try recordSyncMark(mark)
+        recordSyncMark(mark)
     }
 
     /// `syncAllLocked`, then a durable mark of everything appended (close, and open after a
@@ -73,13 +80,15 @@ extension StoreEngine {
         try syncAllLocked()
         guard let mark else { return }
         if replacing, let file = syncMarkFile {
+            // Both slots, and an error fails the open: a slot claiming a place the cut removed
+            // must not survive.
             let bytes = SyncMarkFile.encode(mark)
             for offset in SyncMarkFile.slotOffsets { try file.write(bytes, at: offset) }
             lastSyncMark = mark
             syncMarkNextSlot = 0
             try syncFailure.sync { try file.syncData() }
-        } else if let file = try writeSyncMarkLocked(mark) {
-            try syncFailure.sync { try file.syncData() }
+        } else {
+            try? writeSyncMarkLocked(mark)?.syncData()
         }
     }
 

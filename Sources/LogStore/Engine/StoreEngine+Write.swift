@@ -258,20 +258,23 @@ extension StoreEngine {
         }
     }
 
-    /// Fsyncs the active segment (sealed ones were synced when sealed, in durable modes), then
-    /// records a sync mark claiming what it synced: always when `markAlways`, otherwise (the
-    /// per-write syncs of `.fsyncEachWrite`) once `syncMarkSpacing` bytes were synced since the
-    /// last mark, so marks cost an fsync per 64 KiB of log, not per write.
+    /// Fsyncs the active segment (sealed ones were synced when sealed, in durable modes), then,
+    /// once `syncMarkSpacing` bytes were synced since the last mark (or always with
+    /// `markAlways`), records a sync mark claiming what it synced: marks cost an fsync per
+    /// 64 KiB of log, not per write. Sealed segments found at open and not yet synced (a crash
+    /// in another mode) are synced, with the directory, before the first such mark claims them.
     func syncActiveSegment(markAlways: Bool = false) throws {
-        // A mark claims every sealed segment durable too: none while some are not yet synced
-        // (found at open after a crash in another mode; `sync()` and close sync them).
-        let (segment, mark) = writeMutex.withLock { (active, unsyncedSegments.isEmpty ? captureSyncMarkLocked() : nil) }
+        let (segment, mark, sealed) = writeMutex.withLock { (active, captureSyncMarkLocked(), unsyncedSegments) }
         try syncFailure.sync { try segment?.file.syncData() }
-        let file: SystemFile? = try writeMutex.withLock {
-            guard let mark, !isClosed, markAlways || syncMarkIsDue(mark) else { return nil }
-            return try writeSyncMarkLocked(mark)
+        guard let mark, writeMutex.withLock({ !isClosed && (markAlways || syncMarkIsDue(mark)) }) else { return }
+        if !sealed.isEmpty {
+            try syncFailure.sync {
+                for segment in sealed { try segment.file.syncData() }
+                try Directory.sync(directory)
+            }
+            writeMutex.withLock { unsyncedSegments.removeAll { segment in sealed.contains { $0 === segment } } }
         }
-        if let file { try syncFailure.sync { try file.syncData() } }
+        recordSyncMark(mark)
     }
 
     func sync() throws {
@@ -293,6 +296,6 @@ extension StoreEngine {
             // (a new store's first segment; PointInTimeRecoveryTests), and a mark claims it.
             try Directory.sync(directory)
         }
-        try recordSyncMark(mark)
+        recordSyncMark(mark)
     }
 }
