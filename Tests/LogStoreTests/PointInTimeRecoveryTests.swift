@@ -126,6 +126,28 @@ final class PointInTimeRecoveryTests: StoreTestCase {
         XCTAssertEqual(try (0..<20).filter { try reopened.get(forKey: b("k\($0)")) == nil }.count, 1, "only the damaged record is lost")
     }
 
+    /// In `.fsyncEachWrite` a mark follows every 64 KiB of synced log, so a store that was not
+    /// closed (a crash) still trusts all but its last stretch: a record damaged well before the
+    /// end is skipped and reported and the writes after it stay.
+    func testFsyncEachWriteMarksKeepDamageIsolatedWithoutAClose() throws {
+        let directory = temporary.make("pit-fsync")
+        let store = try LogStore(directory: directory, options: options(segmentSize: 1 << 20, durability: .fsyncEachWrite))
+        for i in 0..<400 { try store.put(incompressible(500, seed: UInt64(i)), forKey: b("k\(i)")) }   // about 200 KiB
+        let copy = try copyStore(directory, label: "pit-fsync-crash")
+        try store.close()
+        try? FileManager.default.removeItem(at: copy.appendingPathComponent("index.snapshot"))
+        let mark = try XCTUnwrap(SyncMarkFile.newest(in: Array(try Data(contentsOf: copy.appendingPathComponent(SyncMarkFile.name)))))
+        XCTAssertGreaterThan(mark.mark.position.offset, 64 << 10, "marks were written while the store was open")
+        let segment = try XCTUnwrap(segmentFiles(copy).first).url
+        let victim = try XCTUnwrap(records(in: segment).dropFirst(10).first)
+        try modifyFile(segment) { $0[victim.offset + victim.header.totalLength - 1] ^= 0x40 }
+        let reopened = try LogStore(directory: copy, options: options(segmentSize: 1 << 20, durability: .fsyncEachWrite))
+        defer { try? reopened.close() }
+        XCTAssertTrue(reopened.recoveryReport.contains { $0.contains("skipped corrupt bytes") }, "\(reopened.recoveryReport)")
+        XCTAssertEqual(try reopened.get(forKey: b("k399")), incompressible(500, seed: 399), "the writes after the damage stay")
+        XCTAssertEqual(try (0..<400).filter { try reopened.get(forKey: b("k\($0)")) == nil }.count, 1, "only the damaged record is lost")
+    }
+
     /// A store of version 1 segments (written before sync marks) opens as before and, opened
     /// read-write, starts a version 2 segment and a sync mark.
     func testAVersionOneStoreIsReadAsBeforeAndUpgraded() throws {
