@@ -332,10 +332,10 @@ def parse_segment_header(d):
     if not h.checksum_ok:
         return None, "header checksum mismatch (stored %08x, computed %08x)" % (
             h.checksum, crc32c(d, 0, 28))
-    if h.version != 1:
+    if h.version not in (1, 2):
         return None, "unknown segment format version %d" % h.version
     if h.header_size != SEG_HEADER_SIZE:
-        return None, "header size %d, version 1 says 32" % h.header_size
+        return None, "header size %d, version %d says 32" % (h.header_size, h.version)
     return h, None
 
 
@@ -525,6 +525,21 @@ def parse_commit_file(d):
     return (outs, ins), None
 
 
+def parse_sync_mark_file(d):
+    """FORMAT.md "The sync mark file": the valid slot with the latest place, as
+    (segment, offset, next_sequence), or None."""
+    best = None
+    for at in (0, 512):
+        if len(d) < at + 32 or bytes(d[at:at + 4]) != b"USYN" or u16(d, at + 4) != 1:
+            continue
+        if crc32c(d, at, at + 28) != u32(d, at + 28):
+            continue
+        mark = (u32(d, at + 8), u32(d, at + 12), u64(d, at + 16))
+        if best is None or mark[:2] > best[:2]:
+            best = mark
+    return best
+
+
 class Store:
     def __init__(self, directory, report):
         self.dir = directory
@@ -625,6 +640,7 @@ class Store:
                     if cut is not None:
                         self.scans[self.active_id] = cut
                     break
+        self.point_in_time()
         for sid, s in self.scans.items():
             s.is_active = sid == self.active_id
             if s.tail and s.tail[0] == "torn":
@@ -633,6 +649,74 @@ class Store:
                     "an opener would zero it from offset %d and append there"
                     % s.content_end if s.is_active else "left as dead bytes"))
         return self
+
+    def point_in_time(self):
+        """FORMAT.md "Recovery", rules 6-8, in a store with a version 2 segment: from the
+        watermark (SYNCMARK) on, the writes of the write-path segments must follow each other;
+        the log ends at the first that does not, or at the first problem, and every record
+        after that, in that segment and every later write-path segment, is dropped. (The index
+        snapshot is not used here, so its coverage is not a watermark.)"""
+        if not any(s.header.version == 2 for s in self.scans.values()):
+            return
+        mark = None
+        mpath = os.path.join(self.dir, "SYNCMARK")
+        if os.path.exists(mpath):
+            with open(mpath, "rb") as f:
+                mark = parse_sync_mark_file(f.read())
+        if mark is None:
+            self.report("SYNCMARK: no valid slot: the watermark is the start of the log")
+            mark = (0, 0, 1)
+        watermark = (mark[0], mark[1])
+        write_path = sorted(sid for sid, s in self.scans.items() if not (s.header.flags & 1))
+        crossed = False
+        expected = None
+        end = None
+        for sid in write_path:
+            s = self.scans[sid]
+            if end is not None:
+                if s.applied:
+                    self.report("%s: every record dropped: it follows the end of the log" % s.name)
+                s.dropped.extend(s.applied)
+                s.applied = []
+                continue
+            # the segment's writes and problems in file order
+            items = []
+            write = []
+            for r in s.applied:
+                if not (r.flags & F_FOLLOWER) and write:
+                    items.append((write[0].offset, "write", write))
+                    write = []
+                write.append(r)
+            if write:
+                items.append((write[0].offset, "write", write))
+            for (lo, _hi) in s.corrupt:
+                items.append((lo, "corrupt", None))
+            for r in s.dropped:
+                items.append((r.offset, "dropped", None))
+            if s.tail and s.tail[0] == "torn":
+                items.append((s.tail[1], "torn", None))
+            items.sort(key=lambda item: item[0])
+            for (off, kind, recs) in items:
+                if kind != "write":
+                    if (sid, off) >= watermark:
+                        end = (sid, off)
+                        self.report("%s: the log ends at offset %d (%s bytes after the synced part)"
+                                    % (s.name, off, kind))
+                        break
+                    continue
+                if not crossed and (sid, off) >= watermark:
+                    crossed = True
+                    expected = mark[2] if (mark[0] == 0 or mark[0] in write_path) else None
+                if crossed and expected is not None and recs[0].sequence != expected:
+                    end = (sid, off)
+                    self.report("%s: the log ends at offset %d: the write there has sequence %d, "
+                                "not %d (a write before it was lost)" % (s.name, off, recs[0].sequence, expected))
+                    break
+                expected = recs[-1].sequence + 1
+            if end is not None and end[0] == sid:
+                cut = [r for r in s.applied if r.offset >= end[1]]
+                s.applied = [r for r in s.applied if r.offset < end[1]]
+                s.dropped.extend(cut)
 
     def all_records(self):
         for sid in sorted(self.scans):
@@ -1579,13 +1663,25 @@ def selftest(format_path):
     check(h is not None, "worked-example header does not parse: %s" % problem)
     if h is not None:
         check(h.checksum_ok, "worked-example header checksum invalid")
-        check(h.segment_id == 1 and h.flags == 0 and h.version == 1 and h.header_size == 32,
+        check(h.segment_id == 1 and h.flags == 0 and h.version == 2 and h.header_size == 32,
               "worked-example header fields: id %d flags %d version %d size %d"
               % (h.segment_id, h.flags, h.version, h.header_size))
         mc = re.search(r"created (\d+) ms", hdr_lines[-1][2] if hdr_lines else "")
         if mc:
             check(h.created == int(mc.group(1)), "created %d, comment says %s"
                   % (h.created, mc.group(1)))
+
+    # --- the sync mark slot of the worked example: segment 1 durable to its end, next seq 6
+    try:
+        mark_lines = hex_block("syncmark")
+        slot = b"".join(data for _, data, _ in mark_lines)
+        check(len(slot) == 32, "sync mark slot is %d bytes, not 32" % len(slot))
+        mark = parse_sync_mark_file(slot)
+        check(mark is not None, "worked-example sync mark slot is not valid")
+        check(mark == (1, len(image), 6), "worked-example sync mark is %s, expected (1, %d, 6)"
+              % (mark, len(image)))
+    except SelfTestFailure as e:
+        check(False, str(e))
 
     quiet = Reporter(quiet=True)
     scan = scan_records(bytes(image), 1, 32, len(image), "worked-example", quiet)

@@ -33,7 +33,10 @@ final class FormatDocumentTests: XCTestCase {
     }
 
     /// The operations of the worked example, on a fresh store; returns the first segment's bytes.
-    private func exampleSegment() throws -> [UInt8] {
+    private func exampleSegment() throws -> [UInt8] { try exampleFiles().segment }
+
+    /// The worked example's store: its first segment's bytes and its `SYNCMARK`'s.
+    private func exampleFiles() throws -> (segment: [UInt8], syncMark: [UInt8]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("format-example-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try LogStore(directory: directory)
@@ -46,7 +49,18 @@ final class FormatDocumentTests: XCTestCase {
         batch.put(Array("2".utf8), forKey: Array("b".utf8))
         try store.write(batch)
         try store.close()
-        return Array(try Data(contentsOf: directory.appendingPathComponent("00000001.seg")))
+        return (Array(try Data(contentsOf: directory.appendingPathComponent("00000001.seg"))),
+                Array(try Data(contentsOf: directory.appendingPathComponent(SyncMarkFile.name))))
+    }
+
+    /// FORMAT.md's sync mark slot is the newest slot of the example store's `SYNCMARK`.
+    func testWorkedExampleSyncMarkMatchesTheEngine() throws {
+        let file = try exampleFiles().syncMark
+        let newest = try XCTUnwrap(SyncMarkFile.newest(in: file))
+        let offset = SyncMarkFile.slotOffsets[newest.slot]
+        let slot = Array(file[offset..<(offset + SyncMarkFile.slotSize)])
+        XCTAssertEqual(try documentedBytes("syncmark-hex"), slot, "the engine wrote:\n\(hexDump(slot, from: 0))")
+        XCTAssertEqual(newest.mark, SyncMark(position: LogPosition(segment: 1, offset: 118), nextSequence: 6))
     }
 
     private func hexDump(_ bytes: [UInt8], from offset: Int) -> String {

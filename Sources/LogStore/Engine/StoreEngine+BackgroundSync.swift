@@ -61,13 +61,14 @@ extension StoreEngine {
     /// sealed segments not yet synced, then the active segment, then the directory when
     /// segments were created. Writers go on meanwhile.
     func syncLog() throws {
-        typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64, written: Range<Int>)
+        typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64, written: Range<Int>, mark: SyncMark?)
         let round: Round? = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
             guard let syncer = backgroundSyncer else { return nil }
             let directoryDirty = syncer.directoryDirty
             syncer.roundBegins()
-            return (unsyncedSegments, active, directoryDirty, syncer.capturedBytes, active?.takeWrittenSinceLastSync() ?? 0..<0)
+            return (unsyncedSegments, active, directoryDirty, syncer.capturedBytes, active?.takeWrittenSinceLastSync() ?? 0..<0,
+                    captureSyncMarkLocked())
         }
         guard let round else { return }
         // Out of the writer's page tables before the writeback cleans them (see
@@ -82,6 +83,8 @@ extension StoreEngine {
             unsyncedSegments.removeAll { segment in round.sealed.contains { $0 === segment } }
             backgroundSyncer?.roundCompleted(captured: round.captured)
         }
+        // What the round made durable, for recovery.
+        recordSyncMark(round.mark)
     }
 
     /// `syncLog` with `writeMutex` held throughout (a writer past `maxUnsyncedBytes`).
@@ -89,6 +92,7 @@ extension StoreEngine {
         let directoryDirty = syncer.directoryDirty
         syncer.roundBegins()
         let captured = syncer.capturedBytes
+        let mark = captureSyncMarkLocked()
         if let written = active?.takeWrittenSinceLastSync() {
             active?.region.dropResidentPages(offset: written.lowerBound, count: written.count)
         }
@@ -99,5 +103,6 @@ extension StoreEngine {
         }
         unsyncedSegments.removeAll()
         syncer.roundCompleted(captured: captured)
+        if let mark { try? writeSyncMarkLocked(mark)?.syncData() }
     }
 }

@@ -82,6 +82,11 @@ extension StoreEngine {
                 segment.region.dropResidentPages(offset: 0, count: segment.length)
             }
             produced = try output.finish()
+            // Every record written so far on stable storage, and a durable mark saying so,
+            // before the commit: the records that made the inputs' dropped records dead (newer
+            // values, deletes) must survive a power cut that the commit survives, and recovery
+            // must not cut the log before them (issue 21).
+            try syncLogWithDurableMark()
             try writeFileAtomically(CompactionCommit(newSegments: produced.map(\.id), oldSegments: inputs.map(\.id)).encoded(),
                                     directory: directory, name: StoreFileName.compactionCommit)
         } catch {

@@ -79,7 +79,9 @@ extension StoreEngine {
                 if !options.readOnly {
                     do {
                         try active?.trimToLength()
-                        try syncAllLocked()
+                        // Everything synced, then a mark saying so: an opener without the
+                        // snapshot trusts the whole log too.
+                        try syncAllWithDurableMarkLocked()
                         try writeSnapshotLocked()
                     } catch {
                         failure = error
@@ -91,6 +93,7 @@ extension StoreEngine {
                     keydir = SpaceKeyDirs()
                 }
                 active = nil
+                syncMarkFile = nil
                 unsyncedSegments.removeAll()
                 lockFile = nil
                 if let failure { throw failure }

@@ -21,14 +21,36 @@ extension StoreEngine {
 
         let pendingCommit = try finishInterruptedCompaction()
         let opened = try openSegments(pendingCommit: pendingCommit)
-        let snapshotUsed = loadSnapshot(opened: opened)
+        // Version 2 segments: the store follows the point-in-time rule (FORMAT.md, "Recovery").
+        let pointInTime = opened.segments.contains { $0.header.version >= 2 }
+        let markedDurable = try openSyncMarkFile() ?? SyncMark(position: .start, nextSequence: 1)
+        var recovered: PointInTimeReplay?
+        let snapshotUsed = loadSnapshot(opened: opened, pointInTime: pointInTime, marked: markedDurable, recovered: &recovered)
         if !snapshotUsed {
             keydir = SpaceKeyDirs()
             nextSequence = 1
             for segment in opened.segments { segment.liveBytes = 0; segment.recordCount = 0 }
-            replay(opened.segments.map { ($0, SegmentHeader.size) })
+            let work = opened.segments.map { ($0, SegmentHeader.size) }
+            if pointInTime {
+                recovered = replayPointInTime(work, watermark: markedDurable)
+            } else {
+                replay(work)
+            }
         }
+        if !readOnly {
+            // Sealed segments found at open may be in the page cache only (a killed process):
+            // the next sync, and so the next sync mark, covers them.
+            unsyncedSegments = segments.all.filter { $0 !== active && !$0.header.isCompactionOutput }
+        }
+        if let recovered { try finishPointInTimeRecovery(recovered) }
         if active == nil && !readOnly { try roll(minimumCapacity: 0) }
+        if !pointInTime && !readOnly && !opened.segments.isEmpty {
+            // A store written before sync marks (version 1 segments only): from now on it
+            // follows the point-in-time rule. A version 2 segment and a durable mark first.
+            try roll(minimumCapacity: 0)
+            try syncAllWithDurableMarkLocked()
+            recoveryReport.append("began sync marks (segment format version 2) in a store written without them")
+        }
         try loadDictionaries()
         if let encryption = options.encryption {
             let unfinishedRekey = try installDefaultKey(encryption)
@@ -201,7 +223,8 @@ extension StoreEngine {
 
     /// Loads the index snapshot when it matches the segments on disk, then replays what was
     /// written after it. Returns false (leaving the keydir to be rebuilt) when it cannot be used.
-    private func loadSnapshot(opened: OpenedSegments) -> Bool {
+    private func loadSnapshot(opened: OpenedSegments, pointInTime: Bool, marked: SyncMark,
+                              recovered: inout PointInTimeReplay?) -> Bool {
         let snapshotPath = path(of: StoreFileName.snapshot)
         guard Directory.exists(snapshotPath) else { return false }
         let table: SpaceKeyDirs
@@ -250,7 +273,17 @@ extension StoreEngine {
         snapshotOnDisk = snapshot
         nextSequence = snapshot.maxSequence + 1
         nextSegmentID = max(nextSegmentID, snapshot.nextSegmentID)
-        replay(toReplay.sorted { $0.0.id < $1.0.id })
+        let work = toReplay.sorted { $0.0.id < $1.0.id }
+        if pointInTime {
+            // Everything the snapshot covers was on stable storage before it was written.
+            let coverage = snapshot.activeSegmentID == IndexSnapshot.noActiveSegment
+                ? LogPosition(segment: snapshot.nextSegmentID, offset: 0)
+                : LogPosition(segment: snapshot.activeSegmentID, offset: Int(snapshot.activeLength))
+            let covered = SyncMark(position: coverage, nextSequence: snapshot.maxSequence + 1)
+            recovered = replayPointInTime(work, watermark: marked.position > covered.position ? marked : covered)
+        } else {
+            replay(work)
+        }
         // The engine's own records (keys, dictionaries, rekey state) are read during open:
         // their small table is checked whole now.
         keydir.table(for: LogStore.engineSpace)?.verifyAll()
@@ -337,7 +370,7 @@ extension StoreEngine {
     /// Applies one record found on disk: it becomes the key's entry unless the entry already
     /// points at a record with a higher sequence number. Tombstones enter the keydir too, so
     /// that older records of their key met later lose to them; `replay` removes them at the end.
-    private func applyRecovered(segment: Segment, offset: Int, header: RecordHeader,
+    func applyRecovered(segment: Segment, offset: Int, header: RecordHeader,
                                 tombstones: inout [(tag: UInt32, space: UInt32, location: RecordLocation)]) {
         let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
         let tag = KeyDir.tag(of: KeyDir.hash(space: header.space, key: key))

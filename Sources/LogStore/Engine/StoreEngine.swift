@@ -64,6 +64,11 @@ final class StoreEngine: @unchecked Sendable {
     /// Bounds the unsynced log in `.processCrashSafe` and `.groupCommit` stores; nil in
     /// `.fsyncEachWrite` and read-only stores. Set once at open. (writeMutex)
     @exclusivity(unchecked) var backgroundSyncer: BackgroundSyncer?
+    /// `SYNCMARK` (nil when read-only), the newest mark written to it, and the slot the next
+    /// one goes to (`StoreEngine+SyncMarks`). (writeMutex)
+    var syncMarkFile: SystemFile?
+    var lastSyncMark: SyncMark?
+    var syncMarkNextSlot = 0
     /// Failures of background compactions, kept for statistics and tools.
     var backgroundErrors: [String] = []
 

@@ -4,7 +4,11 @@ import CChecksum
 struct SegmentHeader: Sendable, Equatable {
     static let size = 32
     static let magic: [UInt8] = Array("USEG".utf8)
-    static let formatVersion: UInt16 = 1
+    /// The version the engine writes. Version 2 (issue 21) has version 1's layout and says the
+    /// store follows the point-in-time recovery rule and may hold sync marks (FORMAT.md,
+    /// "Sync marks"); version 1 segments are still read.
+    static let formatVersion: UInt16 = 2
+    static let readableVersions: ClosedRange<UInt16> = 1...2
 
     /// Segment flag bit 0: the segment was written by compaction (its records are not in
     /// sequence order and never form batches).
@@ -13,12 +17,13 @@ struct SegmentHeader: Sendable, Equatable {
     var segmentID: UInt32
     var flags: UInt32
     var createdMillis: UInt64
+    var version: UInt16 = SegmentHeader.formatVersion
 
     var isCompactionOutput: Bool { flags & Self.compactionOutputFlag != 0 }
 
     func encoded() -> [UInt8] {
         var bytes = Self.magic
-        LittleEndian.append16(Self.formatVersion, to: &bytes)
+        LittleEndian.append16(version, to: &bytes)
         LittleEndian.append16(UInt16(Self.size), to: &bytes)
         LittleEndian.append32(segmentID, to: &bytes)
         LittleEndian.append32(flags, to: &bytes)
@@ -38,10 +43,10 @@ struct SegmentHeader: Sendable, Equatable {
             throw StoreError.corrupt("\(path): segment header checksum mismatch at offset 28")
         }
         let version = LittleEndian.load16(base, 4)
-        guard version == formatVersion else { throw StoreError.corrupt("\(path): unsupported format version \(version)") }
+        guard readableVersions.contains(version) else { throw StoreError.corrupt("\(path): unsupported format version \(version)") }
         guard LittleEndian.load16(base, 6) == UInt16(size) else { throw StoreError.corrupt("\(path): unexpected header size") }
         return SegmentHeader(segmentID: LittleEndian.load32(base, 8), flags: LittleEndian.load32(base, 12),
-                             createdMillis: LittleEndian.load64(base, 16))
+                             createdMillis: LittleEndian.load64(base, 16), version: version)
     }
 }
 

@@ -14,6 +14,12 @@ struct BatchAssembler {
     private var droppingOrphans = false
     /// What was dropped and why, one line each, offsets relative to the segment.
     private(set) var dropped: [String] = []
+    /// Where each dropped write began (its first record, or the first orphan), one per line
+    /// of `dropped`: point-in-time recovery ends the log there when it lies past the synced part.
+    private(set) var dropOffsets: [Int] = []
+
+    /// The offset of the write being assembled, if one is open.
+    var openWriteStart: Int? { pending.first?.offset }
 
     /// Feeds the next valid record. Returns the records of the write it completes, in order,
     /// or an empty array when the write is not complete yet (or the record was dropped).
@@ -24,6 +30,7 @@ struct BatchAssembler {
                 if !pending.isEmpty { dropPending("its next record is missing") }
                 if !droppingOrphans {
                     dropped.append("dropped records of a batch whose start was lost, from offset \(offset)")
+                    dropOffsets.append(offset)
                     droppingOrphans = true
                 }
                 return []
@@ -55,6 +62,7 @@ struct BatchAssembler {
 
     private mutating func dropPending(_ reason: String) {
         dropped.append("dropped an incomplete batch of \(pending.count) records at offset \(pending[0].offset): \(reason)")
+        dropOffsets.append(pending[0].offset)
         pending.removeAll()
     }
 }
