@@ -101,15 +101,19 @@ package final class AESGCM: @unchecked Sendable {
             throw StoreError.tampered("\(what()): \(sealed.count) bytes, shorter than the tag")
         }
         let cipherCount = sealed.count - Self.tagSize
-        var verified = false
-        let plaintext = try [UInt8](unsafeUninitializedCapacity: cipherCount) { out, initialized in
+        // The array is made as a copy of the ciphertext, then overwritten by the decryption:
+        // `[UInt8](unsafeUninitializedCapacity:)` calls the stdlib's unspecialised
+        // `_allocateBufferUninitialized` (a generic-metadata lookup, ~530 instructions per call
+        // under callgrind), while a copy of a raw buffer is specialised here (~180, memcpy included).
+        var plaintext = [UInt8](UnsafeRawBufferPointer(rebasing: sealed[..<cipherCount]))
+        let verified = try plaintext.withUnsafeMutableBytes { out -> Bool in
             // An empty plaintext has no buffer; the decryption still wants a valid pointer.
             var scratch: UInt8 = 0
-            verified = try withUnsafeMutablePointer(to: &scratch) { fallback in
-                try open(sealed, nonce: nonce, aadPrefix: aadPrefix, aad: aad, into: UnsafeMutableRawPointer(out.baseAddress ?? fallback))
+            return try withUnsafeMutablePointer(to: &scratch) { fallback in
+                try open(sealed, nonce: nonce, aadPrefix: aadPrefix, aad: aad, into: out.baseAddress ?? UnsafeMutableRawPointer(fallback))
             }
-            if verified { initialized = cipherCount }
         }
+        // A refused tag: `open(into:)` has already zeroed the buffer, and it is dropped here.
         guard verified else { throw StoreError.tampered("\(what()): authentication tag does not match") }
         return plaintext
     }
