@@ -352,9 +352,13 @@ final class FileArrayIndex: @unchecked Sendable {
     /// Writes `data` to `url` through the engine's I/O door (so fault injection reaches it).
     /// No temporary name is needed: the file id is new, and nothing refers to the file until
     /// the manifest written after it, so a file cut short by a crash is unreferenced and
-    /// deleted at the next load. When the store syncs (fsync each write, group commit), the
-    /// file and its directory entry are synced before the manifest is written, so a synced
-    /// manifest never points at a file the disk lost.
+    /// deleted at the next load. In every durability mode the file and its directory entry are
+    /// synced before the manifest is written, so a manifest on disk never points at a file the
+    /// disk lost: in `.processCrashSafe` the background syncer (or a close, or `sync()`) makes
+    /// the manifest durable later without knowing of the file, and after a power cut the store
+    /// comes back as a prefix of its writes, which may hold the manifest (issue 21 item 3;
+    /// FileArrayPowerLossTests, the default-mode campaign). Costs two fsyncs per file of 64 KiB
+    /// or more in that mode.
     private func writeExternal(_ data: Data, to url: URL) throws {
         guard let folder = externalFolder else { return }
         if !externalFolderExists {
@@ -364,10 +368,8 @@ final class FileArrayIndex: @unchecked Sendable {
         do {
             let file = try SystemFile(path: url.path, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
             try data.withUnsafeBytes { try file.write($0, at: 0) }
-            if store.options.durability != .processCrashSafe {
-                try file.syncData()
-                try Directory.sync(folder.path)
-            }
+            try file.syncData()
+            try Directory.sync(folder.path)
         } catch {
             try? Directory.remove(url.path)
             throw error
