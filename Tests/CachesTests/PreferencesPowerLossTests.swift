@@ -51,7 +51,7 @@ final class PreferencesPowerLossTests: XCTestCase {
     private func campaign(_ name: String, interval: TimeInterval?, pause: TimeInterval) {
         var writes: [Write] = []
         var leftUser: [(user: String, begin: Int, acknowledged: Int)] = []
-        var durableChecks = 0, prefixChecks = 0
+        var durableChecks = 0, prefixChecks = 0, olderStores = 0
         DataCenter.loggingEnabled = false
         let users = ["u0", "u1"]
         let report = PowerLossCampaign.run(name, workload: { root in
@@ -108,17 +108,20 @@ final class PreferencesPowerLossTests: XCTestCase {
                 let shown = foundAll.filter { $0.key.hasPrefix(owner + "/") }
                 var state: [String: String] = [:]
                 var matches = shown.isEmpty
+                var length = 0
                 for set in sets where set.begin < cut.index && !matches {
                     state[set.key] = set.value
+                    length += 1
                     matches = state == shown
                 }
                 prefixChecks += 1
+                if matches && length < sets.filter({ $0.acknowledged < cut.index }).count { olderStores += 1 }
                 XCTAssertTrue(matches, "\(cut.context): \(owner)'s preferences are not as of one moment: "
                               + shown.keys.sorted().map { "\($0)=\(shown[$0]?.prefix(12) ?? "")" }.joined(separator: ", "))
             }
         })
         XCTAssertGreaterThan(report.images, 10)
         XCTAssertGreaterThan(durableChecks, 0, "no cut came after a user switch")
-        print("\(name): \(prefixChecks) checks of a store as of one moment, \(durableChecks) checks of a preference written before a user switch")
+        print("\(name): \(prefixChecks) checks of a store as of one moment (\(olderStores) showing fewer sets than were acknowledged), \(durableChecks) checks of a preference written before a user switch")
     }
 }
