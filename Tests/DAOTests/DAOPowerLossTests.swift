@@ -11,15 +11,28 @@ import XCTest
 /// transaction is all or nothing), no older than the last acknowledged one in fsyncEachWrite or
 /// than the last one acknowledged before the last completed sync in groupCommit, every row reads
 /// back as written, and both indexes agree with the rows.
+///
+/// The default mode (`.processCrashSafe`, background syncer on with a 4 ms window, issue 21
+/// item 3) runs the same workload and checks: a power loss may lose acknowledged statements, but
+/// the table is still exactly the state after some prefix of them (from the empty one on), every
+/// row reads back as written and both indexes agree with the rows. `verify()` must be clean
+/// when the unsynced changes are all lost or all kept; with a random write-back order it may
+/// report a segment created after the synced part without its header (skipped, as in
+/// DefaultModePowerLossTests), which is counted.
 final class DAOPowerLossTests: XCTestCase {
     /// rowid -> version; nil: the table does not exist yet.
     private typealias Table = [Int: Int]?
+    /// Default-mode random outcomes whose `verify()` reported something (counted, not failed).
+    private var verifyReports = 0
+    /// Images showing an older state than the last acknowledged one (acknowledged statements lost).
+    private var lossImages = 0
 
     private func options(_ durability: LogStore.Options.Durability) -> LogStore.Options {
         var options = LogStore.Options()
         options.segmentSize = 4 << 10    // segment rolls inside the workload
         options.durability = durability
         options.compactionTrigger = 2
+        if durability == .processCrashSafe { options.maxUnsyncedInterval = 0.004 }
         return options
     }
 
@@ -75,7 +88,12 @@ final class DAOPowerLossTests: XCTestCase {
         let store = try LogStore(directory: directory, options: options(durability))
         defer { try? store.close() }
         let db = try SQLDatabase.attached(to: store)
-        XCTAssertEqual(try store.verify().problems, [], "\(context): verify")
+        let problems = try store.verify().problems
+        if durability == .processCrashSafe && context.contains("random outcome") {
+            if !problems.isEmpty { verifyReports += 1 }
+        } else {
+            XCTAssertEqual(problems, [], "\(context): verify")
+        }
         guard db.tableNames().contains("f") else { return nil }
         var table: [Int: Int] = [:]
         for values in try db.execute("SELECT id, k, v, w FROM f ORDER BY id").rows {
@@ -102,14 +120,20 @@ final class DAOPowerLossTests: XCTestCase {
             try workload(directory, durability: durability, journal: journal)
         }, check: { cut in
             let found = try read(cut.directory, durability: durability, context: cut.context)
-            let durableBefore = durability == .fsyncEachWrite
-                ? cut.index : cut.recording.afterLastSync(ofFilesEndingWith: ".seg", before: cut.index)
+            // The default mode promises a prefix, no more (its window: DefaultModePowerLossTests).
+            let durableBefore = durability == .fsyncEachWrite ? cut.index
+                : durability == .processCrashSafe ? 0 : cut.recording.afterLastSync(ofFilesEndingWith: ".seg", before: cut.index)
             let allowed = journal.allowed(cut: cut.index, durableBefore: durableBefore)
+            if let match = journal.match(found, in: allowed), match < journal.acknowledged(before: cut.index) { lossImages += 1 }
             if journal.match(found, in: allowed) == nil {
                 XCTFail("\(cut.context): the table is none of states \(allowed): \(found.map { $0.sorted { $0.key < $1.key } }.map(String.init(describing:)) ?? "no table")")
             }
         })
         XCTAssertGreaterThan(report.images, 10)
+        if durability == .processCrashSafe {
+            print("\(name): \(lossImages) images lost acknowledged statements (a shorter prefix), "
+                  + "\(verifyReports) random outcomes reported by verify (a header not written back)")
+        }
     }
 
     func testSQLStatementsAndTransactionsSurvivePowerLossInFsyncEachWrite() {
@@ -118,5 +142,10 @@ final class DAOPowerLossTests: XCTestCase {
 
     func testSQLStatementsAndTransactionsSurvivePowerLossInGroupCommit() {
         campaign("dao-groupCommit", .groupCommit(interval: 0.002))
+    }
+
+    /// Issue 21 item 3: the default mode, background syncer on.
+    func testSQLStatementsAndTransactionsKeepAPrefixThroughPowerLossInTheDefaultMode() {
+        campaign("dao-processCrashSafe", .processCrashSafe)
     }
 }

@@ -214,14 +214,16 @@ final class FileArrayIndex: @unchecked Sendable {
         // When this throws, the batch may be on disk anyway (see the type's comment): its
         // chunks and external file stay; if it is not, the next load deletes them.
         try store.write(batch)
+        var unlinked: [Manifest] = []
         if let old = manifests[name] {
             nameOfFile.removeValue(forKey: old.fileID)
-            unlinkExternal(old)
+            unlinked.append(old)
         }
         for victim in removed {
-            if let victimManifest = manifests[victim] { unlinkExternal(victimManifest) }
+            if let victimManifest = manifests[victim] { unlinked.append(victimManifest) }
             forget(victim)
         }
+        unlinkExternal(unlinked)
         manifests[name] = manifest
         nameOfFile[fileID] = name
         writeOrder.append(fileID)
@@ -280,7 +282,7 @@ final class FileArrayIndex: @unchecked Sendable {
         if let replaced = manifests[newName] { deleteChunks(of: replaced, into: &batch) }
         try store.write(batch)
         if let replaced = manifests[newName] {
-            unlinkExternal(replaced)
+            unlinkExternal([replaced])
             forget(newName)
         }
         manifests.removeValue(forKey: name)
@@ -303,10 +305,8 @@ final class FileArrayIndex: @unchecked Sendable {
         }
         guard batch.count > 0 else { return }
         try store.write(batch)
-        for name in present {
-            if let manifest = manifests[name] { unlinkExternal(manifest) }
-            forget(name)
-        }
+        unlinkExternal(present.compactMap { manifests[$0] })
+        for name in present { forget(name) }
         compactWriteOrder()
     }
 
@@ -352,9 +352,13 @@ final class FileArrayIndex: @unchecked Sendable {
     /// Writes `data` to `url` through the engine's I/O door (so fault injection reaches it).
     /// No temporary name is needed: the file id is new, and nothing refers to the file until
     /// the manifest written after it, so a file cut short by a crash is unreferenced and
-    /// deleted at the next load. When the store syncs (fsync each write, group commit), the
-    /// file and its directory entry are synced before the manifest is written, so a synced
-    /// manifest never points at a file the disk lost.
+    /// deleted at the next load. In every durability mode the file and its directory entry are
+    /// synced before the manifest is written, so a manifest on disk never points at a file the
+    /// disk lost: in `.processCrashSafe` the background syncer (or a close, or `sync()`) makes
+    /// the manifest durable later without knowing of the file, and after a power cut the store
+    /// comes back as a prefix of its writes, which may hold the manifest (issue 21 item 3;
+    /// FileArrayPowerLossTests, the default-mode campaign). Costs two fsyncs per file of 64 KiB
+    /// or more in that mode.
     private func writeExternal(_ data: Data, to url: URL) throws {
         guard let folder = externalFolder else { return }
         if !externalFolderExists {
@@ -364,10 +368,8 @@ final class FileArrayIndex: @unchecked Sendable {
         do {
             let file = try SystemFile(path: url.path, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
             try data.withUnsafeBytes { try file.write($0, at: 0) }
-            if store.options.durability != .processCrashSafe {
-                try file.syncData()
-                try Directory.sync(folder.path)
-            }
+            try file.syncData()
+            try Directory.sync(folder.path)
         } catch {
             try? Directory.remove(url.path)
             throw error
@@ -389,11 +391,20 @@ final class FileArrayIndex: @unchecked Sendable {
         return data
     }
 
-    /// Unlinks the external file of `manifest`, if any. A failure leaves an unreferenced file,
+    /// Unlinks the external files of `manifests`, if any, once the batch that stopped
+    /// referring to them is durable. Outside `.fsyncEachWrite` that batch may still be unsynced,
+    /// and an unlink can reach the disk before it: after a power cut the old manifest would come
+    /// back naming a file that is gone (issue 21 item 3; FileArrayPowerLossTests, the
+    /// default-mode campaign). So the store is synced first (one `sync()` per call that drops an
+    /// external file); if that fails, nothing is unlinked. A failure leaves unreferenced files,
     /// which the next load deletes.
-    private func unlinkExternal(_ manifest: Manifest) {
-        guard manifest.kind == .external, let url = externalURL(manifest.fileID) else { return }
-        try? Directory.remove(url.path)
+    private func unlinkExternal(_ manifests: [Manifest]) {
+        let urls = manifests.compactMap { $0.kind == .external ? externalURL($0.fileID) : nil }
+        guard !urls.isEmpty else { return }
+        if store.options.durability != .fsyncEachWrite {
+            do { try store.sync() } catch { return }
+        }
+        for url in urls { try? Directory.remove(url.path) }
     }
 
     private func deleteChunks(of manifest: Manifest, into batch: inout LogStore.WriteBatch) {
