@@ -79,6 +79,11 @@ struct EncryptedFileHeader: Equatable {
     /// Writes segment `index`'s counter and last flag into bytes 7..<12 of `nonce` (whose first
     /// 7 bytes hold the prefix), so the per-segment path allocates nothing.
     func setNonce(_ nonce: inout [UInt8], segment index: Int, last: Bool) {
+        nonce.withUnsafeMutableBytes { Self.writeCounter(into: $0, segment: index, last: last) }
+    }
+
+    /// Bytes 7..<12 of a nonce: segment `index` as a big-endian UInt32, then the last flag.
+    private static func writeCounter(into nonce: UnsafeMutableRawBufferPointer, segment index: Int, last: Bool) {
         let counter = UInt32(truncatingIfNeeded: index)
         nonce[7] = UInt8(truncatingIfNeeded: counter >> 24)
         nonce[8] = UInt8(truncatingIfNeeded: counter >> 16)
@@ -91,12 +96,7 @@ struct EncryptedFileHeader: Equatable {
     /// between threads, each with a nonce buffer of its own.
     func writeNonce(into nonce: UnsafeMutableRawBufferPointer, segment index: Int, last: Bool) {
         noncePrefix.withUnsafeBytes { nonce.copyMemory(from: $0) }
-        let counter = UInt32(truncatingIfNeeded: index)
-        nonce[7] = UInt8(truncatingIfNeeded: counter >> 24)
-        nonce[8] = UInt8(truncatingIfNeeded: counter >> 16)
-        nonce[9] = UInt8(truncatingIfNeeded: counter >> 8)
-        nonce[10] = UInt8(truncatingIfNeeded: counter)
-        nonce[11] = last ? 1 : 0
+        Self.writeCounter(into: nonce, segment: index, last: last)
     }
 
     /// Bytes of a stored (sealed) full segment.

@@ -357,6 +357,13 @@ extension StoreEngine {
             }
             segments.setLimit(segment === active || cutAtLostWrite ? segment.length : fileLength, of: segment.id)
         }
+        removeRecoveredTombstones(tombstones)
+        nextSequence = maxSequence + 1
+    }
+
+    /// Drops from the keydir the tombstones that recovery left as their keys' entries (a
+    /// delete is the newest record of its key: the key is absent), counting their bytes dead.
+    func removeRecoveredTombstones(_ tombstones: [(tag: UInt32, space: UInt32, location: RecordLocation)]) {
         for tombstone in tombstones {
             if let found = findEntry(tag: tombstone.tag, space: tombstone.space, location: tombstone.location),
                let header = header(at: tombstone.location) {
@@ -364,7 +371,6 @@ extension StoreEngine {
                 found.table.remove(at: found.slot)
             }
         }
-        nextSequence = maxSequence + 1
     }
 
     /// Applies one record found on disk: it becomes the key's entry unless the entry already

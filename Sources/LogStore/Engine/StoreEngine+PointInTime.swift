@@ -164,13 +164,7 @@ extension StoreEngine {
                 segments.setLimit(cutAt, of: segment.id)
             }
         }
-        for tombstone in tombstones {
-            if let found = findEntry(tag: tombstone.tag, space: tombstone.space, location: tombstone.location),
-               let header = header(at: tombstone.location) {
-                segments[tombstone.location.segment]?.liveBytes -= header.totalLength
-                found.table.remove(at: found.slot)
-            }
-        }
+        removeRecoveredTombstones(tombstones)
         nextSequence = maxSequence + 1
         var result = PointInTimeReplay(chainNext: crossed ? expected : watermark.nextSequence)
         if let end { result.cut = LogCut(segment: end.segment, offset: end.offset, dropped: dropped, atTail: end.atTail && dropped.isEmpty) }
