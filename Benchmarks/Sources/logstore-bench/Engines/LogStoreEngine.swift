@@ -8,6 +8,10 @@ final class LogStoreEngine: KVEngine {
     static let plainName = "LogStore"
     static let encryptedName = "LogStore+AES"
     static let compressedName = "LogStore+zstd"
+    /// The default mode without its background syncer (`maxUnsyncedInterval` and
+    /// `maxUnsyncedBytes` nil: no bound on a power cut's loss), beside the default to show
+    /// what the syncer costs puts (issue 21 item 4).
+    static let noSyncerName = "LogStore-nosyncer"
     /// The index snapshot written at close; without it an open scans every segment.
     static let snapshotFileName = "index.snapshot"
     /// The benchmark's encryption key (32 bytes, fixed so reopens read the same store).
@@ -21,6 +25,10 @@ final class LogStoreEngine: KVEngine {
         options.durability = durability == .fsync ? .fsyncEachWrite : .processCrashSafe
         if name == encryptedName { options.encryption = .init(key: benchmarkKey, keyID: 1) }
         if name == compressedName { options.compression = .init() }
+        if name == noSyncerName {
+            options.maxUnsyncedInterval = nil
+            options.maxUnsyncedBytes = nil
+        }
         return options
     }
 
@@ -29,6 +37,7 @@ final class LogStoreEngine: KVEngine {
         var parts = [durability == .fsync ? ".fsyncEachWrite (concurrent writers share an fsync)" : ".processCrashSafe (the default)",
                      "segments \(defaults.segmentSize >> 20) MiB", "background compaction at \(Int(defaults.compactionTrigger * 100))% dead"]
         if name == encryptedName { parts.append("encryption: AES-256-GCM, a 32-byte key, key id 1") }
+        if name == noSyncerName { parts.append("no background syncer (maxUnsyncedInterval and maxUnsyncedBytes nil)") }
         if name == compressedName {
             let compression = LogStore.Options.Compression()
             parts.append("compression: zstd level \(compression.level), values >= \(compression.threshold) B")
