@@ -363,6 +363,12 @@ final class FileArrayIndex: @unchecked Sendable {
         guard let folder = externalFolder else { return }
         if !externalFolderExists {
             try Directory.create(folder.path)
+            // The folder (and the `.files` folder above it, which the same mkdir may have made)
+            // are entries of their parents: synced once, so a power cut cannot lose the folder
+            // of files whose entries survive.
+            let parent = folder.deletingLastPathComponent()
+            try Directory.sync(parent.path)
+            try Directory.sync(parent.deletingLastPathComponent().path)
             externalFolderExists = true
         }
         do {
