@@ -40,11 +40,9 @@ final class JoinPlan {
     private(set) var filters: [[Expr]] = []
     /// Per loop: a LEFT JOIN's ON terms (they decide whether the row matched).
     private(set) var onTerms: [[Expr]] = []
-    /// Per loop: the terms the Planner may use to reach the inner rows, with this source's
-    /// slots as table slots and the outer loops' slots as `.outerSlot(depth: 1, ...)`.
-    private(set) var lookups: [Expr?] = []
-    /// Per loop: `lookups` analysed for the Planner once, so each entry into the loop only
-    /// evaluates the operands (the outer row's values).
+    /// Per loop: the terms the Planner may use to reach the inner rows (this source's slots as
+    /// table slots, the outer loops' slots as `.outerSlot(depth: 1, ...)`), analysed once, so
+    /// each entry into the loop only evaluates the operands (the outer row's values).
     private(set) var lookupTerms: [PlannerTerms?] = []
     /// Per loop: a rowid equality of `lookupTerms` (the Planner's first choice when there is
     /// one), so the loop reads its one row directly.
@@ -80,7 +78,7 @@ final class JoinPlan {
         }
         filters = Array(repeating: [], count: order.count)
         onTerms = Array(repeating: [], count: order.count)
-        lookups = Array(repeating: nil, count: order.count)
+        var lookups = [Expr?](repeating: nil, count: order.count)
         chosen = Array(repeating: nil, count: order.count)
         for term in pool { filters[level(of: term)].append(term) }
         for (s, source) in sources.enumerated() where source.join == .left {
