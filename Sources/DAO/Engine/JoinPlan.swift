@@ -204,11 +204,11 @@ final class JoinPlan {
     /// Runs the nested loops, calling `body` for each joined row set in `context.row`
     /// (stopping when it returns false).
     func run(_ database: SQLDatabase, _ context: RowContext, _ body: () throws -> Bool) throws {
-        var materialized = [[[DAOValue]]](repeating: [], count: sources.count)
+        var materialized = [[[SQLValue]]](repeating: [], count: sources.count)
         for (s, source) in sources.enumerated() {
             if let subquery = source.subquery { materialized[s] = try SubqueryRunner.rows(subquery, context) }
         }
-        context.row = [DAOValue](repeating: .null, count: width)
+        context.row = [SQLValue](repeating: .null, count: width)
         chosen = Array(repeating: nil, count: order.count)
         try withoutActuallyEscaping(body) { body in
             let loops = NestedLoops(plan: self, database: database, context: context, materialized: materialized, body: body)

@@ -18,16 +18,16 @@ final class NestedLoops {
     private let context: RowContext
     /// The context the inner loops plan in: the joined row is its enclosing row.
     private let plannerContext: RowContext
-    private let materialized: [[[DAOValue]]]
+    private let materialized: [[[SQLValue]]]
     private let body: () throws -> Bool
     /// Per source: the row decoded last.
-    @exclusivity(unchecked) private var buffers: [[DAOValue]]
+    @exclusivity(unchecked) private var buffers: [[SQLValue]]
     /// Per level: whether a row passed the level's ON terms (a LEFT JOIN's null row otherwise).
     @exclusivity(unchecked) private var matched: [Bool]
     /// The access path each level took first (the plan text).
     @exclusivity(unchecked) private(set) var chosen: [AccessPath?]
 
-    init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[DAOValue]]], body: @escaping () throws -> Bool) {
+    init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[SQLValue]]], body: @escaping () throws -> Bool) {
         sources = plan.sources
         order = plan.order
         filters = plan.filters

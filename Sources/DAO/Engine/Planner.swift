@@ -22,9 +22,9 @@ enum AccessPath {
 
 /// A range of index keys in index order: a key prefix bound at each end (nil = open).
 struct KeyRange {
-    var lower: [DAOValue]?
+    var lower: [SQLValue]?
     var lowerInclusive = true
-    var upper: [DAOValue]?
+    var upper: [SQLValue]?
     var upperInclusive = true
 }
 
@@ -36,13 +36,13 @@ struct Planner {
 
     /// A usable predicate on one column (slot) with constant operands.
     private enum Predicate {
-        case equal([DAOValue])
-        case lower(DAOValue, inclusive: Bool)
-        case upper(DAOValue, inclusive: Bool)
+        case equal([SQLValue])
+        case lower(SQLValue, inclusive: Bool)
+        case upper(SQLValue, inclusive: Bool)
         case likePrefix(String)
     }
 
-    private func constant(_ expr: Expr) throws -> DAOValue {
+    private func constant(_ expr: Expr) throws -> SQLValue {
         try Evaluator.evaluate(expr, context)
     }
 
@@ -66,7 +66,7 @@ struct Planner {
                 default: break
                 }
             case .inList(let items, let comparison):
-                var values: [DAOValue] = []
+                var values: [SQLValue] = []
                 for item in items {
                     let raw = try constant(item)
                     if case .null = raw { continue }
@@ -75,7 +75,7 @@ struct Planner {
                 found.append((shape.slot, .equal(values)))
             case .inSelect(let plan, let comparison):
                 // An uncorrelated IN (SELECT ...): its values, with the IN's affinity, as keys.
-                var values: [DAOValue] = []
+                var values: [SQLValue] = []
                 for row in try SubqueryRunner.rows(plan, context) {
                     guard let raw = row.first else { continue }
                     if case .null = raw { continue }
@@ -88,7 +88,10 @@ struct Planner {
                 if case .null = h {} else { found.append((shape.slot, .upper(SQLValues.apply(highComparison, to: h), inclusive: true))) }
             case .like(let pattern):
                 if case .text(let text) = try constant(pattern) {
-                    let prefix = String(text.unicodeScalars.prefix { $0 != "%" && $0 != "_" })
+                    // ASCII only: a text matches an ASCII pattern character only with that
+                    // byte, while a non-ASCII one can also be matched by other bytes (SQLite's
+                    // reading of ill-formed UTF-8), which a key range would miss.
+                    let prefix = String(text.unicodeScalars.prefix { $0 != "%" && $0 != "_" && $0 != "\u{0}" && $0.isASCII })
                     if !prefix.isEmpty { found.append((shape.slot, .likePrefix(prefix))) }
                 }
             }
@@ -134,9 +137,9 @@ struct Planner {
             }
         }
         // 2. Index equality on a leading prefix (longest prefix wins; unique indexes first).
-        var best: (index: Int, keys: [[DAOValue]], length: Int)?
+        var best: (index: Int, keys: [[SQLValue]], length: Int)?
         for (number, index) in table.indexes.enumerated() {
-            var keys: [[DAOValue]] = [[]]
+            var keys: [[SQLValue]] = [[]]
             var length = 0
             for column in index.schema.columns {
                 let equality = found.first { entry in
@@ -227,9 +230,15 @@ struct Planner {
         return (.fullScan(reverse: false), rowidOrder)
     }
 
-    /// Key ranges holding every text that starts with a case variant of `prefix` (LIKE folds
-    /// ASCII letters), then the blobs (which LIKE also reads as text).
+    /// Key ranges holding every text whose bytes start with a case variant of the ASCII
+    /// `prefix` (LIKE folds ASCII letters), valid UTF-8 or not, then the blobs (which LIKE also
+    /// reads as text). Each range ends before the prefix's byte successor.
     static func likeRanges(_ prefix: String) -> [KeyRange] {
+        func range(from lower: [UInt8], to upper: [UInt8]) -> KeyRange {
+            var successor = upper
+            successor[successor.count - 1] += 1   // an ASCII byte: no carry
+            return KeyRange(lower: [.text(bytes: lower)], upper: [.text(bytes: successor)], upperInclusive: false)
+        }
         let bytes = Array(prefix.utf8)
         let letters = bytes.filter { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }.count
         var ranges: [KeyRange] = []
@@ -240,12 +249,11 @@ struct Planner {
                 let upper = b >= 0x61 && b <= 0x7A ? b - 0x20 : b
                 variants = lower == upper ? variants.map { $0 + [b] } : variants.flatMap { [$0 + [upper], $0 + [lower]] }
             }
-            let texts = variants.map { String(decoding: $0, as: UTF8.self) }.sorted { SQLValues.compareText($0, $1) < 0 }
-            ranges = texts.map { KeyRange(lower: [.text($0)], upper: [.text($0 + "\u{10FFFF}")]) }
+            ranges = variants.sorted { SQLValues.compareBytes($0, $1) < 0 }.map { range(from: $0, to: $0) }
         } else {
-            let upperCased = String(decoding: bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
-            let lowerCased = String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-            ranges = [KeyRange(lower: [.text(upperCased)], upper: [.text(lowerCased + "\u{10FFFF}")])]
+            let upperCased = bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
+            let lowerCased = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+            ranges = [range(from: upperCased, to: lowerCased)]
         }
         ranges.append(KeyRange(lower: [.blob([])], upper: nil))
         return ranges
@@ -276,7 +284,7 @@ struct Planner {
     }
 
     /// The smallest (lower) or largest (upper) integer rowid the bound allows; nil if not numeric.
-    private func integerBound(_ value: DAOValue, lower: Bool, inclusive: Bool) -> Int64? {
+    private func integerBound(_ value: SQLValue, lower: Bool, inclusive: Bool) -> Int64? {
         switch value {
         case .integer(let i):
             if inclusive { return i }

@@ -43,7 +43,7 @@ struct PlannerTerms {
     /// The rowid an equality operand's value names, as the Planner reads it: an integer, or a
     /// real holding one exactly, after the comparison affinity; nil when it names no row (NULL,
     /// a fraction, a text or blob that stays one).
-    static func rowid(of value: DAOValue, comparison: Affinity?) -> Int64? {
+    static func rowid(of value: SQLValue, comparison: Affinity?) -> Int64? {
         switch SQLValues.apply(comparison, to: value) {
         case .integer(let i): return i
         case .real(let r): return SQLValues.exactInteger(r)

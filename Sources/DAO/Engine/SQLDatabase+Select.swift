@@ -10,7 +10,7 @@ struct Accumulator {
     var realSum: Double = 0
     var approximate = false
     var overflow = false
-    var best: DAOValue?
+    var best: SQLValue?
     var text: [UInt8]?
     var seen: Set<ValueKey>?
 
@@ -65,21 +65,23 @@ struct Accumulator {
                 return true
             }
         case .groupConcat:
-            let piece = SQLValues.text(of: value) ?? ""
-            if text == nil {
-                text = Array(piece.utf8)
+            let piece = SQLiteText.bytes(of: value) ?? []
+            if var joined = text {
+                var separator: [UInt8] = [0x2C]   // ","
+                if call.args.count == 2 { separator = SQLiteText.bytes(of: try Evaluator.evaluate(call.args[1], context)) ?? [] }
+                text = nil   // keeps `joined` the array's only reference while it grows
+                joined.append(contentsOf: separator)
+                joined.append(contentsOf: piece)
+                text = joined
             } else {
-                var separator = ","
-                if call.args.count == 2 { separator = SQLValues.text(of: try Evaluator.evaluate(call.args[1], context)) ?? "" }
-                text!.append(contentsOf: separator.utf8)
-                text!.append(contentsOf: piece.utf8)
+                text = piece
             }
         case .other: break
         }
         return false
     }
 
-    func result() throws -> DAOValue {
+    func result() throws -> SQLValue {
         switch kind {
         case .count: return .integer(count)
         case .sum:
@@ -90,7 +92,7 @@ struct Accumulator {
         case .total: return .real(realSum)
         case .avg: return count == 0 ? .null : .real(realSum / Double(count))
         case .min, .max: return best ?? .null
-        case .groupConcat: return text.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null
+        case .groupConcat: return text.map { .text(bytes: $0) } ?? .null
         case .other: return .null
         }
     }
@@ -144,7 +146,7 @@ final class CompiledBox: @unchecked Sendable {
 /// One group of an aggregate query.
 struct Group {
     var accumulators: [Accumulator]
-    var row: [DAOValue]
+    var row: [SQLValue]
     var rowid: Int64
 }
 
@@ -280,7 +282,7 @@ extension SQLDatabase {
 
         let limit = try integerClause(select.limit, context)
         // LIMIT 0: as in SQLite, nothing else is evaluated (not the OFFSET, no row, no key).
-        if limit == 0 { return SQLResult(columns: names, rows: [], changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true) }
+        if limit == 0 { return SQLResult(columns: names, values: [], lastInsertRowId: lastInsertRowIdValue, isQuery: true) }
         let offset = max(try integerClause(select.offset, context) ?? 0, 0)
         let wanted: Int64? = limit.flatMap { $0 < 0 ? nil : $0 }
 
@@ -301,8 +303,8 @@ extension SQLDatabase {
         }
         lastAccess = (path, ordered && !orderBy.isEmpty)
 
-        var rows: [[DAOValue]] = []
-        var sortKeys: [[DAOValue]] = []
+        var rows: [[SQLValue]] = []
+        var sortKeys: [[SQLValue]] = []
         var seen = Set<ValueKey>()
         let earlyStop: Int64? = ordered ? wanted.map { $0.addingReportingOverflow(offset).overflow ? Int64.max : $0 + offset } : nil
         // Result columns are evaluated only for the rows returned, as in SQLite (a row skipped
@@ -315,8 +317,8 @@ extension SQLDatabase {
         var skipped: Int64 = 0
         var deferred: [LimitWindow.DeferredRow] = []
 
-        func evaluateOutputs() throws -> [DAOValue] {
-            var output = [DAOValue]()
+        func evaluateOutputs() throws -> [SQLValue] {
+            var output = [SQLValue]()
             output.reserveCapacity(outputs.count)
             for expr in outputs { output.append(try Evaluator.evaluate(expr, context)) }
             return output
@@ -331,7 +333,7 @@ extension SQLDatabase {
                     if let wanted, Int64(rows.count) >= wanted { return false }
                     return true
                 }
-                var key = [DAOValue]()
+                var key = [SQLValue]()
                 for term in orderBy { key.append(try Evaluator.evaluate(term.expr, context)) }
                 sortKeys.append(key)
                 deferred.append(LimitWindow.DeferredRow(context))
@@ -340,7 +342,7 @@ extension SQLDatabase {
             let output = try evaluateOutputs()
             if distinct, !seen.insert(ValueKey(values: output)).inserted { return true }
             if !ordered {
-                var key = [DAOValue]()
+                var key = [SQLValue]()
                 for term in orderBy {
                     if let position = term.output { key.append(output[position]) } else { key.append(try Evaluator.evaluate(term.expr, context)) }
                 }
@@ -354,7 +356,7 @@ extension SQLDatabase {
         if isAggregate {
             var groups: [Group] = []
             var groupIndex: [ValueKey: Int] = [:]
-            var groupKeys: [[DAOValue]] = []
+            var groupKeys: [[SQLValue]] = []
             let singleMinMax = aggregates.filter { $0.name == "min" || $0.name == "max" }.count == 1
                 ? aggregates.firstIndex { $0.name == "min" || $0.name == "max" } : nil
             func accumulate() throws {
@@ -367,7 +369,7 @@ extension SQLDatabase {
                     groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
                     groupKeys.append([])
                 } else {
-                    var key: [DAOValue] = []
+                    var key: [SQLValue] = []
                     for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
                     if let existing = groupIndex[ValueKey(values: key)] {
                         index = existing
@@ -438,7 +440,7 @@ extension SQLDatabase {
                     rows.append(try evaluateOutputs())
                 }
             }
-            return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
+            return SQLResult(columns: names, values: rows, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
         }
         if !ordered && !orderBy.isEmpty {
             let directions = orderBy.map(\.descending)
@@ -457,7 +459,7 @@ extension SQLDatabase {
             let end = wanted.map { $0 >= Int64(rows.count - start) ? rows.count : start + Int($0) } ?? rows.count
             rows = Array(rows[start..<end])
         }
-        return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
+        return SQLResult(columns: names, values: rows, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
     }
 
     /// The result column whose alias is `name`, unless the name is a column of the table
