@@ -119,6 +119,18 @@ final class CompiledSelect {
     /// The WHERE terms as the Planner reads them, analysed on first use and kept with the
     /// compiled statement (touched only under the statement lock, like the statement).
     lazy var plannerTerms = PlannerTerms(whereClause)
+    /// The WHERE clause without the terms an access path consumed, for the consumed set it was
+    /// made for (the same from run to run unless an operand turns NULL).
+    private var residualCache: (consumed: [Int], clause: Expr?)?
+
+    /// The WHERE clause a scan whose path enforces the terms `consumed` still evaluates.
+    func residualWhere(consumed: [Int]) -> Expr? {
+        if consumed.isEmpty { return whereClause }
+        if let cached = residualCache, cached.consumed == consumed { return cached.clause }
+        let clause = plannerTerms.residual(without: consumed)
+        residualCache = (consumed, clause)
+        return clause
+    }
 
     init(table: TableState?, names: [String], outputs: [Expr], whereClause: Expr?, groupBy: [Expr], having: Expr?,
          orderBy: [(expr: Expr, descending: Bool, output: Int?)], aggregates: [AggregateCall], isAggregate: Bool, columns: [Int]?) {
@@ -141,6 +153,60 @@ final class CompiledBox: @unchecked Sendable {
     var version = -1
     var select: CompiledSelect?
     var insert: CompiledInsert?
+}
+
+/// The groups of an aggregate query while its rows are added. A class, so that the row
+/// closures reach its state without the run-time exclusivity check (and boxing) that variables
+/// captured by nested closures pay on every access.
+final class Aggregation {
+    let aggregates: [AggregateCall]
+    let groupBy: [Expr]
+    /// The one min() or max() among the aggregates, whose chosen row the bare columns read.
+    let singleMinMax: Int?
+    @exclusivity(unchecked) var groups: [Group] = []
+    @exclusivity(unchecked) var groupIndex: [ValueKey: Int] = [:]
+    @exclusivity(unchecked) var groupKeys: [[SQLValue]] = []
+
+    init(aggregates: [AggregateCall], groupBy: [Expr]) {
+        self.aggregates = aggregates
+        self.groupBy = groupBy
+        singleMinMax = aggregates.filter { $0.name == "min" || $0.name == "max" }.count == 1
+            ? aggregates.firstIndex { $0.name == "min" || $0.name == "max" } : nil
+    }
+
+    /// Adds the context's current row to its group (made on first sight).
+    func add(_ context: RowContext) throws {
+        let index: Int
+        if groupBy.isEmpty, !groups.isEmpty {
+            // One group: no key to compute or look up.
+            index = 0
+        } else if groupBy.isEmpty {
+            index = 0
+            groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
+            groupKeys.append([])
+        } else {
+            var key: [SQLValue] = []
+            for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
+            if let existing = groupIndex[ValueKey(values: key)] {
+                index = existing
+            } else {
+                index = groups.count
+                groupIndex[ValueKey(values: key)] = index
+                groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
+                groupKeys.append(key)
+            }
+        }
+        var tookRow = false
+        for a in groups[index].accumulators.indices {
+            let took = try groups[index].accumulators[a].add(context)
+            if took && a == singleMinMax { tookRow = true }
+        }
+        // Bare columns read the group's first row, or the row a lone min()/max() chose.
+        if tookRow {
+            groups[index].row = context.row
+            groups[index].rowid = context.rowid
+        }
+    }
 }
 
 /// One group of an aggregate query.
@@ -289,6 +355,8 @@ extension SQLDatabase {
         // Access path.
         var path = AccessPath.fullScan(reverse: false)
         var ordered = orderBy.isEmpty
+        // What a single-table scan evaluates per row: WHERE without the terms its path enforces.
+        var rowFilter = whereClause
         if let table {
             var simpleOrder: [(slot: Int, descending: Bool)]? = []
             for term in orderBy {
@@ -299,7 +367,11 @@ extension SQLDatabase {
             let choice = try planner.choose(compiled.plannerTerms, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
             path = choice.0
             ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
-            if let hint = select.indexHint { try apply(hint, table, &path, &ordered, orderBy.isEmpty) }
+            if let hint = select.indexHint {
+                try apply(hint, table, &path, &ordered, orderBy.isEmpty)
+            } else {
+                rowFilter = compiled.residualWhere(consumed: choice.consumed)
+            }
         }
         lastAccess = (path, ordered && !orderBy.isEmpty)
 
@@ -354,59 +426,25 @@ extension SQLDatabase {
         }
 
         if isAggregate {
-            var groups: [Group] = []
-            var groupIndex: [ValueKey: Int] = [:]
-            var groupKeys: [[SQLValue]] = []
-            let singleMinMax = aggregates.filter { $0.name == "min" || $0.name == "max" }.count == 1
-                ? aggregates.firstIndex { $0.name == "min" || $0.name == "max" } : nil
-            func accumulate() throws {
-                let index: Int
-                if groupBy.isEmpty, !groups.isEmpty {
-                    // One group: no key to compute or look up.
-                    index = 0
-                } else if groupBy.isEmpty {
-                    index = 0
-                    groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
-                    groupKeys.append([])
-                } else {
-                    var key: [SQLValue] = []
-                    for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
-                    if let existing = groupIndex[ValueKey(values: key)] {
-                        index = existing
-                    } else {
-                        index = groups.count
-                        groupIndex[ValueKey(values: key)] = index
-                        groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
-                        groupKeys.append(key)
-                    }
-                }
-                var tookRow = false
-                for a in groups[index].accumulators.indices {
-                    let took = try groups[index].accumulators[a].add(context)
-                    if took && a == singleMinMax { tookRow = true }
-                }
-                // Bare columns read the group's first row, or the row a lone min()/max() chose.
-                if tookRow {
-                    groups[index].row = context.row
-                    groups[index].rowid = context.rowid
-                }
-            }
+            let aggregation = Aggregation(aggregates: aggregates, groupBy: groupBy)
+            func accumulate() throws { try aggregation.add(context) }
             if let join = compiled.join {
                 try join.run(self, context) { try accumulate(); return true }
             } else if let table {
                 try visitRows(table, path, columns: compiled.columns, context) {
-                    if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
+                    if let rowFilter, try Evaluator.condition(rowFilter, context) != true { return true }
                     try accumulate()
                     return true
                 }
             } else if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
                 try accumulate()
             }
-            if groups.isEmpty && groupBy.isEmpty {
+            if aggregation.groups.isEmpty && groupBy.isEmpty {
                 let columnCount = compiled.join?.width ?? table?.definition.columns.count ?? 0
-                groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: Array(repeating: .null, count: columnCount), rowid: 0))
-                groupKeys.append([])
+                aggregation.groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: Array(repeating: .null, count: columnCount), rowid: 0))
+                aggregation.groupKeys.append([])
             }
+            let groups = aggregation.groups, groupKeys = aggregation.groupKeys
             // Groups come out in GROUP BY key order, as SQLite's sorter gives them.
             var order = Array(groups.indices)
             if !groupBy.isEmpty { order.sort { SQLValues.compare(groupKeys[$0], groupKeys[$1]) < 0 } }
@@ -421,7 +459,7 @@ extension SQLDatabase {
             try join.run(self, context) { try emit() }
         } else if let table {
             try visitRows(table, path, columns: compiled.columns, context) {
-                if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
+                if let rowFilter, try Evaluator.condition(rowFilter, context) != true { return true }
                 return try emit()
             }
         } else {

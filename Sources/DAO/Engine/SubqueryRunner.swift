@@ -56,6 +56,9 @@ final class SubqueryCache {
 /// looked its element type up at run time on each read.
 final class InValues {
     let values: Set<ValueKey>
+    /// The same values when every one is an integer (the common `id IN (SELECT id ...)`):
+    /// a probe then hashes one Int64, without building a key array.
+    let integers: Set<Int64>?
     let hasNull: Bool
     let isEmpty: Bool
 
@@ -63,6 +66,28 @@ final class InValues {
         self.values = values
         self.hasNull = hasNull
         self.isEmpty = isEmpty
+        var integers = Set<Int64>()
+        for key in values {
+            guard key.values.count == 1, case .integer(let i) = key.values[0] else { self.integers = nil; return }
+            integers.insert(i)
+        }
+        self.integers = integers
+    }
+
+    /// Whether `value` (not NULL, the IN's affinity applied) equals one of the values.
+    @inline(__always)
+    func contains(_ value: SQLValue) -> Bool {
+        if let integers {
+            // Only a number can equal an integer; a real does when it is that integer exactly.
+            switch value {
+            case .integer(let i): return integers.contains(i)
+            case .real(let r):
+                guard r.rounded(.towardZero) == r, r >= -9223372036854775808.0, r < 9223372036854775808.0 else { return false }
+                return integers.contains(Int64(r))
+            default: return false
+            }
+        }
+        return values.contains(ValueKey(values: [value]))
     }
 }
 
@@ -145,7 +170,7 @@ enum SubqueryRunner {
         let value = try Evaluator.evaluate(left, context)
         if found.isEmpty { return .integer(negated ? 1 : 0) }
         if case .null = value { return .null }
-        if found.values.contains(ValueKey(values: [SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)])) {
+        if found.contains(SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)) {
             return .integer(negated ? 0 : 1)
         }
         if found.hasNull { return .null }
