@@ -58,17 +58,24 @@ extension StoreEngine {
     /// deletes, must survive any power cut the commit survives). Writers are not held during
     /// the fsyncs.
     func syncLogWithDurableMark() throws {
-        let (sealed, current, mark): ([Segment], Segment?, SyncMark?) = try writeMutex.withLock {
+        let (sealed, current, mark, removals): ([Segment], Segment?, SyncMark?, [String]) = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
-            return (unsyncedSegments, active, captureSyncMarkLocked())
+            return (unsyncedSegments, active, captureSyncMarkLocked(), attachments.takeRemovals())
         }
-        try syncFailure.sync {
-            for segment in sealed { try segment.file.syncData() }
-            try current?.file.syncData()
-            try Directory.sync(directory)
+        do {
+            try syncFailure.sync {
+                try attachments.syncWritten()
+                for segment in sealed { try segment.file.syncData() }
+                try current?.file.syncData()
+                try Directory.sync(directory)
+            }
+        } catch {
+            attachments.restoreRemovals(removals)
+            throw error
         }
         writeMutex.withLock { unsyncedSegments.removeAll { segment in sealed.contains { $0 === segment } } }
         recordSyncMark(mark)
+        attachments.unlink(removals)
     }
 
     /// `syncAllLocked`, then a durable mark of everything appended (close, and open after a
