@@ -113,6 +113,9 @@ final class FileArrayPowerLossTests: XCTestCase {
                     + found.keys.sorted().map { "\($0) \(found[$0]?.count ?? -1) bytes" }.joined(separator: ", "))
         }
         if let folder = index.externalFolder {
+            // Outside fsyncEachWrite the load's leftovers are unlinked after the store's next
+            // sync (FORMAT.md, "Attachments").
+            if durability != .fsyncEachWrite { try store.sync() }
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             let referenced = Set(index.manifests.values.filter { $0.kind == .external }.compactMap { index.externalURL($0.fileID)?.lastPathComponent })
             XCTAssertEqual(Set(names), referenced, "\(cut.context): external files no manifest names")
@@ -300,5 +303,37 @@ final class FileArrayPowerLossTests: XCTestCase {
             }
         }
         XCTAssertEqual(checks, ["attach/80000000/0000000000000001/100000/3b9b7d1c"])
+    }
+
+    /// A dropped external file is unlinked only once the mark of the sync that made its removal
+    /// durable is on disk: without the mark a recovery starts from an older watermark, checks
+    /// the batch that wrote the file (FORMAT.md, "Attachments") and would end the log there if
+    /// the file were gone, losing synced writes. Deterministic: the syncer off, the mark's write
+    /// failed by fault injection (a mark is best effort: the sync itself succeeds).
+    func testADroppedFileWaitsForTheMarkOfTheSyncThatDroppedIt() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("filearray-mark-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let storeFolder = base.appendingPathComponent("store", isDirectory: true)
+        var options = options(.processCrashSafe)
+        options.maxUnsyncedInterval = nil
+        options.maxUnsyncedBytes = nil
+        let store = try LogStore(directory: storeFolder, options: options)
+        defer { try? store.close() }
+        let index = try FileArrayIndex.index(for: store, directory: storeFolder, compresses: false, spaceName: "filearray:mark")
+        try index.write(Self.contents[2] ?? Data(), name: "large", capacity: 0, crypt: .plain, plain: true)
+        try store.sync()
+        let file = try XCTUnwrap(index.externalURL(1))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file.path))
+        try index.remove(["large"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "no unlink before a sync")
+        // The sync's only pwrite is the mark's (segments are written through their mapping).
+        FaultInjection.arm(failAt: 0, only: [.pwrite])
+        try store.sync()
+        let fired = FaultInjection.fired
+        FaultInjection.disarm()
+        XCTAssertEqual(fired?.path.hasSuffix("SYNCMARK"), true, "the mark's write failed: \(String(describing: fired))")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "unlinked although the mark was not written")
+        try store.sync()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), "the next sync's mark is written: the file goes")
     }
 }

@@ -160,12 +160,21 @@ final class FileArrayIndex: @unchecked Sendable {
         if orphans.count > 0 { try store.write(orphans) }
         // External files no manifest refers to (temporary ones included): the same leftovers.
         if let externalFolder, Directory.exists(externalFolder.path) {
+            var leftovers: [String] = []
             for name in try Directory.list(externalFolder.path) {
                 let id = UInt64(name.prefix(16), radix: 16)
                 if let id { highest = max(highest, id) }
                 if let id, name.count == 16, let owner = nameOfFile[id], manifests[owner]?.kind == .external { continue }
+                leftovers.append(externalFolder.appendingPathComponent(name).path)
+            }
+            if syncsEachWrite {
                 // A failure leaves the leftover for the next load.
-                try? Directory.remove(externalFolder.appendingPathComponent(name).path)
+                for path in leftovers { try? Directory.remove(path) }
+            } else {
+                // After the store's next sync and its mark: until then recovery may still check
+                // (FORMAT.md, "Attachments") a batch naming one of them, after an old watermark,
+                // and would end the log there if it were gone.
+                store.unlinkAttachmentsAfterSync(leftovers)
             }
         }
         nextFileID = highest + 1

@@ -14,8 +14,11 @@ import CChecksum
 ///   (`LogStore.WriteBatch.requireAttachment`) to the batch, and point-in-time recovery ends the
 ///   log at a batch whose file is not there whole (`StoreEngine.attachmentIsIntact`);
 /// - a file no longer named is unlinked only after a sync that began after the batch that
-///   stopped naming it (`unlinkAfterSync`): an earlier unlink could reach the disk while the
-///   batch did not, and a power cut would bring the old record back without its file.
+///   stopped naming it (`unlinkAfterSync`), and only once that sync's mark is on disk
+///   (`finish`): an earlier unlink could reach the disk while the batch did not, and a power cut
+///   would bring the old record back without its file; and while the mark is not on disk,
+///   recovery would still check the batch that named the file, after the old watermark, and end
+///   the log there.
 final class AttachmentRegistry: @unchecked Sendable {
     private let mutex = Mutex()
     /// Files written since the last sync took them, and their folders.
@@ -77,9 +80,14 @@ final class AttachmentRegistry: @unchecked Sendable {
         }
     }
 
-    /// Unlinks `paths` (what `takeRemovals` returned) once the sync is complete. A failure
-    /// leaves an unnamed file, which the layer that wrote it deletes at its next load.
-    func unlink(_ paths: [String]) {
+    /// After a sync: unlinks `paths` (what `takeRemovals` returned) when the sync's mark is on
+    /// disk, else keeps them for the next sync. A failed unlink leaves an unnamed file, which the
+    /// layer that wrote it deletes at its next load.
+    func finish(_ paths: [String], markDurable: Bool) {
+        guard markDurable else {
+            restoreRemovals(paths)
+            return
+        }
         for path in paths { try? Directory.remove(path) }
     }
 

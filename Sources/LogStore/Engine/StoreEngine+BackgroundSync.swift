@@ -91,9 +91,8 @@ extension StoreEngine {
             unsyncedSegments.removeAll { segment in round.sealed.contains { $0 === segment } }
             backgroundSyncer?.roundCompleted(captured: round.captured)
         }
-        // What the round made durable, for recovery.
-        recordSyncMark(round.mark)
-        attachments.unlink(round.removals)
+        // What the round made durable, for recovery; then the attachments it made unnamed.
+        attachments.finish(round.removals, markDurable: recordSyncMark(round.mark))
     }
 
     /// `syncLog` with `writeMutex` held throughout (a writer past `maxUnsyncedBytes`).
@@ -119,7 +118,11 @@ extension StoreEngine {
         }
         unsyncedSegments.removeAll()
         syncer.roundCompleted(captured: captured)
-        if let mark { try? writeSyncMarkLocked(mark)?.syncData() }
-        attachments.unlink(removals)
+        var durable = false
+        if let mark {
+            let file = writeSyncMarkLocked(mark)
+            durable = file.map { (try? $0.syncData()) != nil } ?? lastSyncMark.map { $0.position >= mark.position } == true
+        }
+        attachments.finish(removals, markDurable: durable)
     }
 }

@@ -5,20 +5,13 @@ extension StoreEngine {
 
     /// Fsyncs every segment not yet on stable storage. Caller holds `writeMutex`.
     func syncAllLocked() throws {
-        let removals = attachments.takeRemovals()
-        do {
-            try syncFailure.sync {
-                try attachments.syncWritten()
-                for segment in unsyncedSegments { try segment.file.syncData() }
-                unsyncedSegments.removeAll()
-                try active?.file.syncData()
-                try Directory.sync(directory)
-            }
-        } catch {
-            attachments.restoreRemovals(removals)
-            throw error
+        try syncFailure.sync {
+            try attachments.syncWritten()
+            for segment in unsyncedSegments { try segment.file.syncData() }
+            unsyncedSegments.removeAll()
+            try active?.file.syncData()
+            try Directory.sync(directory)
         }
-        attachments.unlink(removals)
         if let backgroundSyncer {
             backgroundSyncer.roundBegins()
             backgroundSyncer.roundCompleted(captured: backgroundSyncer.capturedBytes)

@@ -45,11 +45,18 @@ extension StoreEngine {
     }
 
     /// Records `mark` (what a sync just made durable) and fsyncs it, best effort. Takes
-    /// `writeMutex`.
-    func recordSyncMark(_ mark: SyncMark?) {
-        guard let mark else { return }
-        let file = writeMutex.withLock { writeSyncMarkLocked(mark) }
-        try? file?.syncData()
+    /// `writeMutex`. Returns whether a mark claiming at least `mark` is on disk now (written and
+    /// fsynced here, or an earlier one already claimed as much): attachments dropped before the
+    /// sync may be unlinked only then (`AttachmentRegistry`).
+    @discardableResult
+    func recordSyncMark(_ mark: SyncMark?) -> Bool {
+        guard let mark else { return false }
+        let (file, covered) = writeMutex.withLock { () -> (SystemFile?, Bool) in
+            let file = writeSyncMarkLocked(mark)
+            return (file, file == nil && lastSyncMark.map { $0.position >= mark.position } == true)
+        }
+        guard let file else { return covered }
+        return (try? file.syncData()) != nil
     }
 
     /// Makes everything appended so far durable, then a mark saying so: when this returns, a
@@ -74,8 +81,7 @@ extension StoreEngine {
             throw error
         }
         writeMutex.withLock { unsyncedSegments.removeAll { segment in sealed.contains { $0 === segment } } }
-        recordSyncMark(mark)
-        attachments.unlink(removals)
+        attachments.finish(removals, markDurable: recordSyncMark(mark))
     }
 
     /// `syncAllLocked`, then a durable mark of everything appended (close, and open after a
@@ -84,18 +90,35 @@ extension StoreEngine {
     /// "Recovery"), no slot may keep claiming it. Caller holds `writeMutex`.
     func syncAllWithDurableMarkLocked(replacing: Bool = false) throws {
         let mark = captureSyncMarkLocked()
-        try syncAllLocked()
-        guard let mark else { return }
+        let removals = attachments.takeRemovals()
+        do {
+            try syncAllLocked()
+        } catch {
+            attachments.restoreRemovals(removals)
+            throw error
+        }
+        guard let mark else {
+            attachments.restoreRemovals(removals)
+            return
+        }
         if replacing, let file = syncMarkFile {
             // Both slots, and an error fails the open: a slot claiming a place the cut removed
             // must not survive.
             let bytes = SyncMarkFile.encode(mark)
-            for offset in SyncMarkFile.slotOffsets { try file.write(bytes, at: offset) }
-            lastSyncMark = mark
-            syncMarkNextSlot = 0
-            try syncFailure.sync { try file.syncData() }
+            do {
+                for offset in SyncMarkFile.slotOffsets { try file.write(bytes, at: offset) }
+                lastSyncMark = mark
+                syncMarkNextSlot = 0
+                try syncFailure.sync { try file.syncData() }
+            } catch {
+                attachments.restoreRemovals(removals)
+                throw error
+            }
+            attachments.finish(removals, markDurable: true)
         } else {
-            try? writeSyncMarkLocked(mark)?.syncData()
+            let file = writeSyncMarkLocked(mark)
+            let durable = file.map { (try? $0.syncData()) != nil } ?? lastSyncMark.map { $0.position >= mark.position } == true
+            attachments.finish(removals, markDurable: durable)
         }
     }
 

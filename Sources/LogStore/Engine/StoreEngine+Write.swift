@@ -302,7 +302,6 @@ extension StoreEngine {
             attachments.restoreRemovals(removals)
             throw error
         }
-        recordSyncMark(mark)
-        attachments.unlink(removals)
+        attachments.finish(removals, markDurable: recordSyncMark(mark))
     }
 }
