@@ -61,6 +61,11 @@ extension StoreEngine {
     /// sealed segments not yet synced, then the active segment, then the directory when
     /// segments were created. Writers go on meanwhile.
     func syncLog() throws {
+        try syncRoundMutex.withLock { try syncRound() }
+    }
+
+    /// One round of `syncLog`. Caller holds `syncRoundMutex`.
+    private func syncRound() throws {
         typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64, written: Range<Int>, mark: SyncMark?,
                            removals: [String])
         let round: Round? = try writeMutex.withLock {
@@ -118,11 +123,6 @@ extension StoreEngine {
         }
         unsyncedSegments.removeAll()
         syncer.roundCompleted(captured: captured)
-        var durable = false
-        if let mark {
-            let file = writeSyncMarkLocked(mark)
-            durable = file.map { (try? $0.syncData()) != nil } ?? lastSyncMark.map { $0.position >= mark.position } == true
-        }
-        attachments.finish(removals, markDurable: durable)
+        attachments.finish(removals, markDurable: mark.map(recordSyncMarkLocked) ?? false)
     }
 }

@@ -53,10 +53,21 @@ extension StoreEngine {
         guard let mark else { return false }
         let (file, covered) = writeMutex.withLock { () -> (SystemFile?, Bool) in
             let file = writeSyncMarkLocked(mark)
-            return (file, file == nil && lastSyncMark.map { $0.position >= mark.position } == true)
+            return (file, file == nil && markCoversLocked(mark))
         }
         guard let file else { return covered }
         return (try? file.syncData()) != nil
+    }
+
+    /// `recordSyncMark` with `writeMutex` held throughout (its fsync too).
+    func recordSyncMarkLocked(_ mark: SyncMark) -> Bool {
+        guard let file = writeSyncMarkLocked(mark) else { return markCoversLocked(mark) }
+        return (try? file.syncData()) != nil
+    }
+
+    /// Whether the last mark written claims at least `mark`. Caller holds `writeMutex`.
+    private func markCoversLocked(_ mark: SyncMark) -> Bool {
+        lastSyncMark.map { $0.position >= mark.position } ?? false
     }
 
     /// Makes everything appended so far durable, then a mark saying so: when this returns, a
@@ -116,9 +127,7 @@ extension StoreEngine {
             }
             attachments.finish(removals, markDurable: true)
         } else {
-            let file = writeSyncMarkLocked(mark)
-            let durable = file.map { (try? $0.syncData()) != nil } ?? lastSyncMark.map { $0.position >= mark.position } == true
-            attachments.finish(removals, markDurable: durable)
+            attachments.finish(removals, markDurable: recordSyncMarkLocked(mark))
         }
     }
 
