@@ -6,6 +6,7 @@ extension StoreEngine {
     /// Fsyncs every segment not yet on stable storage. Caller holds `writeMutex`.
     func syncAllLocked() throws {
         try syncFailure.sync {
+            try attachments.syncWritten()
             for segment in unsyncedSegments { try segment.file.syncData() }
             unsyncedSegments.removeAll()
             try active?.file.syncData()
