@@ -57,6 +57,21 @@ final class ConsumedTermsTests: XCTestCase {
         }
     }
 
+    func testRowidBoundsBeyondTheRowidRangeAreChecked() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE e(id INTEGER PRIMARY KEY, v)",
+               "INSERT INTO e VALUES (9223372036854775807, 'max'), (-9223372036854775808, 'min'), (0, 'zero'), (5, 'five')"])
+        for sql in [
+            "SELECT id FROM e WHERE id >= 9.3e18", "SELECT id FROM e WHERE id > 9223372036854775807",
+            "SELECT id FROM e WHERE id <= -1e19", "SELECT id FROM e WHERE id < -9223372036854775808",
+            "SELECT id FROM e WHERE id BETWEEN -1e30 AND 1e30", "SELECT id FROM e WHERE id >= 9223372036854775807.0",
+            "SELECT id FROM e WHERE id <= -9223372036854775808.0", "SELECT id FROM e WHERE id > 4.5 AND id < 5.5",
+            "SELECT id FROM e WHERE id >= '5' AND id < 'x'",
+        ] {
+            d.check(sql, ordered: false)
+        }
+    }
+
     func testJoinLookupsSkipOnlyWhatTheyEnforce() throws {
         let d = try loaded()
         d.run(["CREATE TABLE p(pid INTEGER PRIMARY KEY, ref, n INTEGER)", "CREATE INDEX p_n ON p(n)",

@@ -202,24 +202,28 @@ struct Planner {
             let (ordered, reverse) = orderSatisfied(by: index, skipping: best.length, orderBy, single: unique.count == 1)
             return (.indexRanges(index: best.index, ranges: reverse ? ranges.reversed() : ranges, reverse: reverse), ordered, enforced(best.used))
         }
-        // 3. Rowid range.
+        // 3. Rowid range. Every bound applies (the largest lower, the smallest upper), so each
+        // is enforced, except a real beyond the rowids' range, whose bound saturates.
         var lowerRowid: Int64?, upperRowid: Int64?
-        for (slot, predicate, _, _) in found where isRowidSlot(slot) {
+        var used: [Int] = []
+        for (position, (slot, predicate, _, _)) in found.enumerated() where isRowidSlot(slot) {
             switch predicate {
             case .lower(let value, let inclusive):
                 guard let bound = integerBound(value, lower: true, inclusive: inclusive) else { continue }
                 lowerRowid = max(lowerRowid ?? Int64.min, bound)
+                if Self.boundIsExact(value) { used.append(position) }
             case .upper(let value, let inclusive):
                 guard let bound = integerBound(value, lower: false, inclusive: inclusive) else { continue }
                 upperRowid = min(upperRowid ?? Int64.max, bound)
+                if Self.boundIsExact(value) { used.append(position) }
             default: continue
             }
         }
         let rowidOrder = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
         let rowidReverse = orderBy.map { $0.count == 1 && $0[0].descending } ?? false
         if lowerRowid != nil || upperRowid != nil {
-            // Not consumed: a real bound saturates at the ends of the rowid range.
-            return (.rowidRange(lower: lowerRowid ?? Int64.min, upper: upperRowid ?? Int64.max, reverse: rowidReverse && rowidOrder), rowidOrder, [])
+            return (.rowidRange(lower: lowerRowid ?? Int64.min, upper: upperRowid ?? Int64.max, reverse: rowidReverse && rowidOrder),
+                    rowidOrder, enforced(used))
         }
         // 4. Index range (or LIKE prefix) on the first column of an index.
         for number in table.indexes.indices {
@@ -322,6 +326,17 @@ struct Planner {
     }
 
     /// The smallest (lower) or largest (upper) integer rowid the bound allows; nil if not numeric.
+    /// Whether a rowid bound from `value` admits exactly the rowids the comparison does: an
+    /// integer, or a real within the 64-bit range (beyond it `integerBound` saturates, and
+    /// rowid Int64.max is not >= 1e19).
+    private static func boundIsExact(_ value: SQLValue) -> Bool {
+        switch value {
+        case .integer: return true
+        case .real(let r): return r >= -9223372036854775808.0 && r < 9223372036854775808.0
+        default: return false
+        }
+    }
+
     private func integerBound(_ value: SQLValue, lower: Bool, inclusive: Bool) -> Int64? {
         switch value {
         case .integer(let i):
