@@ -368,6 +368,13 @@ public final class LogStore: Sendable {
         try engine.close()
     }
 
+    /// Syncs and writes the index snapshot now, so that a `close()` with no write after it
+    /// only syncs (the DAO's `SQLDatabase.checkpoint()` calls it: the next open is then cheap
+    /// for the keydir too). Does nothing on a read-only store.
+    /// - Throws: `StoreError` from the sync or the snapshot write (the store is unchanged: an
+    ///   opener then reads the segments past the last good snapshot, losing nothing).
+    package func writeIndexSnapshot() throws { try engine.writeSnapshotNow() }
+
     /// Work that layers above run just before the store closes, while it still takes writes
     /// (the DAO writes its index checkpoint). A hook's failures are its own: it must not throw.
     package let closeHooks = CloseHooks()

@@ -60,6 +60,34 @@ final class IndexCheckpointTests: XCTestCase {
         XCTAssertEqual(try answers(reopened), changed)
     }
 
+    /// `checkpoint()` also writes the store's index snapshot, so the close that follows has
+    /// nothing to write (the snapshot file is the same file, not a new one renamed over it) and
+    /// the next open uses it.
+    func testCheckpointWritesTheStoresSnapshotAndCloseKeepsIt() throws {
+        let temporary = try TemporaryStore()
+        var db = try temporary.database
+        try fill(db)
+        let expected = try answers(db)
+        let snapshot = temporary.directory.appendingPathComponent("index.snapshot").path
+        try db.checkpoint()
+        let written = try FileManager.default.attributesOfItem(atPath: snapshot)
+        let inode = try XCTUnwrap(written[.systemFileNumber] as? UInt64)
+        try temporary.reopen()
+        let kept = try FileManager.default.attributesOfItem(atPath: snapshot)
+        XCTAssertEqual(kept[.systemFileNumber] as? UInt64, inode, "close did not replace the snapshot checkpoint() wrote")
+        XCTAssertFalse(temporary.store.recoveryReport.contains { $0.contains("snapshot") }, "\(temporary.store.recoveryReport)")
+        db = try temporary.database
+        XCTAssertTrue(db.checkpointCurrent)
+        XCTAssertEqual(try answers(db), expected)
+        // A write after the checkpoint: close writes a new snapshot (a new file), and it holds it.
+        try db.execute("INSERT INTO t VALUES (5000, 3, 'late')")
+        try temporary.reopen()
+        let rewritten = try FileManager.default.attributesOfItem(atPath: snapshot)
+        XCTAssertNotEqual(rewritten[.systemFileNumber] as? UInt64, inode)
+        db = try temporary.database
+        XCTAssertEqual(try db.execute("SELECT name FROM t WHERE id = 5000").rows, [[.text("late")]])
+    }
+
     func testClosingTheStoreWritesTheCheckpoint() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database

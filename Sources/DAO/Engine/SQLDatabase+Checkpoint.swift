@@ -11,7 +11,8 @@ extension SQLDatabase {
     static let checkpointKey = Array("indexes".utf8)
 
     /// Writes the index checkpoint, so that the next attach of this store opens its tables
-    /// without reading their rows (the rowid orders and indexes come from the file). Call it
+    /// without reading their rows (the rowid orders and indexes come from the file), and the
+    /// store's index snapshot (`LogStore` writes one at close otherwise). Call it
     /// when the application goes idle (`LogStore.close()` writes one too); it costs a write of
     /// every index (O(rows × indexes)), and does nothing when nothing changed since the last one.
     /// The file is derived data: when it is missing, damaged or older than the tables, attach
@@ -24,6 +25,9 @@ extension SQLDatabase {
             guard !explicitTransaction else { throw SQLExecutionError("cannot checkpoint within a transaction") }
             guard !store.options.readOnly else { throw StoreError.readOnly }
             try writeCheckpoint()
+            // The store's keydir snapshot too, so the close before the next open has nothing
+            // to write (LogStore skips a snapshot that is still exact).
+            try store.writeIndexSnapshot()
         }
     }
 

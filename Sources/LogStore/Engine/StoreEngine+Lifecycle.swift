@@ -54,6 +54,23 @@ extension StoreEngine {
         rw.withWriteLock { keydir = served }
     }
 
+    /// Syncs every segment and writes the index snapshot now (what `close()` would write), then
+    /// serves the keydir from it, so a `close()` with no write after it has nothing left to
+    /// write. Nothing happens on a read-only store; a snapshot that is still exact is not
+    /// rewritten (`writeSnapshotLocked`).
+    func writeSnapshotNow() throws {
+        try compactionMutex.withLock {
+            try writeMutex.withLock {
+                guard !isClosed else { throw StoreError.closed }
+                guard !options.readOnly else { return }
+                try syncAllWithDurableMarkLocked()
+                let before = snapshotOnDisk
+                try writeSnapshotLocked()
+                if snapshotOnDisk != before { serveWrittenSnapshotLocked() }
+            }
+        }
+    }
+
     /// Maps the index snapshot copy-on-write and decodes it (version 3: served in place).
     func mapSnapshot() throws -> (IndexSnapshot, SpaceKeyDirs) {
         let snapshotPath = path(of: StoreFileName.snapshot)
