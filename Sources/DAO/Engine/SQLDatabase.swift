@@ -80,6 +80,9 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Whether the checkpoint file and record describe the tables as they are.
     var checkpointCurrent = false
     var checkpointSpace: LogStore.KeySpace?
+    /// The blocks of the checkpoint file the tables are served from, if any (checked as
+    /// statements first touch them; `indexDamaged`).
+    var servedBlocks: CheckpointBlocks?
     /// What attach did about the index checkpoint (FORMAT.md "DAO index checkpoint"): empty when
     /// it loaded the indexes from it or there was none; otherwise why it rebuilt them from the rows.
     public internal(set) var indexReport: [String] = []
@@ -238,21 +241,34 @@ public final class SQLDatabase: @unchecked Sendable {
             let savedRowId = lastInsertRowIdValue
             do {
                 var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled)
+                // A block of the index checkpoint the statement touched failed its check: what
+                // it read there is not the tables', so neither its result nor its changes count.
+                if indexDamaged { throw IndexDamage() }
                 if !explicitTransaction { try commit() }
                 noteChanges(of: parsed.statement, result.changes)
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
-            } catch let failure as TriggerFailure {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
+            } catch let failure as TriggerFailure where !indexDamaged {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
                 try keepChanges(after: failure, mark: mark)
             } catch {
                 rollback(to: mark)
                 noteChanges(of: parsed.statement, 0)
                 lastInsertRowIdValue = savedRowId
                 if !explicitTransaction { discardPending() }
+                // Whatever the statement threw may come from the damaged block's placeholders:
+                // rebuild the tables from the rows, then run it again on them (no chunk reads
+                // from the file any more, so this happens at most once).
+                if indexDamaged {
+                    try rebuildAfterIndexDamage()
+                    return try run(parsed, parameters: parameters)
+                }
                 throw error
             }
         }
     }
+
+    /// Thrown inside `run` when a statement touched a damaged checkpoint block (never escapes).
+    private struct IndexDamage: Error {}
 
     func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
         let context = self.context

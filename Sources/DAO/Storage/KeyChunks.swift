@@ -8,26 +8,32 @@ struct KeyChunks: Sendable {
     /// entries; a chunk of a mapped index checkpoint (`init(mapped:...)`) reads them in place
     /// from the file and is copied into the heap only when a statement changes it.
     struct Chunk: @unchecked Sendable {
-        // @unchecked: the mapped pointers point into `file`, which the chunk keeps alive and
+        // @unchecked: the mapped pointers point into the file `blocks` keeps alive, which
         // nobody writes.
         var bytes: [UInt8] = []
         var ends: [Int32] = []
-        private var file: MappedFile?
+        /// The mapped file's blocks; this chunk is block `block`, checked on first touch.
+        private var blocks: CheckpointBlocks?
+        private var block = 0
         /// The index's whole arena and end offsets (u32, little-endian, from the arena's start)
         /// in the file, and this chunk's first entry and entry count in them.
         private var arena: UnsafeRawPointer?
         private var fileEnds: UnsafeRawPointer?
         private var first = 0
         private var mappedCount = 0
+        /// The arena's length in bytes (no end offset may pass it).
+        private var arenaLength = 0
 
         init(bytes: [UInt8] = [], ends: [Int32] = []) {
             self.bytes = bytes
             self.ends = ends
         }
 
-        init(file: MappedFile, arena: UnsafeRawPointer, ends: UnsafeRawPointer, first: Int, count: Int) {
-            self.file = file
+        init(blocks: CheckpointBlocks, block: Int, arena: UnsafeRawPointer, arenaLength: Int, ends: UnsafeRawPointer, first: Int, count: Int) {
+            self.blocks = blocks
+            self.block = block
             self.arena = arena
+            self.arenaLength = arenaLength
             fileEnds = ends
             self.first = first
             mappedCount = count
@@ -38,28 +44,64 @@ struct KeyChunks: Sendable {
 
         @inline(__always) var entryCount: Int { arena == nil ? ends.count : mappedCount }
 
+        /// The mapped pointers when the block is sound (checked now if it was not yet); nil for
+        /// an owned chunk and for a damaged block (which reads as `DamagedBlock.entry`s).
+        @inline(__always)
+        private var sound: (arena: UnsafeRawPointer, ends: UnsafeRawPointer)? {
+            guard let arena, let fileEnds, let blocks else { return nil }
+            let state = blocks.states[block]
+            if state == CheckpointBlocks.sound { return (arena, fileEnds) }
+            if state == CheckpointBlocks.unchecked, check(blocks, arena, fileEnds) { return (arena, fileEnds) }
+            return nil
+        }
+
+        /// Checks the block: its entries' end offsets ascending, each entry at least 8 bytes
+        /// (its row key), inside the arena, then the CRC-32C of the offsets and the bytes.
+        private func check(_ blocks: CheckpointBlocks, _ arena: UnsafeRawPointer, _ fileEnds: UnsafeRawPointer) -> Bool {
+            let start = first == 0 ? 0 : Int(MappedInts.u32(fileEnds, first - 1))
+            var sound = start <= arenaLength
+            var last = start
+            if sound {
+                for i in 0..<mappedCount {
+                    let end = Int(MappedInts.u32(fileEnds, first + i))
+                    guard end >= last + 8, end <= arenaLength else { sound = false; break }
+                    last = end
+                }
+            }
+            if sound {
+                let crc = DamagedBlock.crc(0, fileEnds + first * 4, mappedCount * 4)
+                sound = DamagedBlock.crc(crc, arena + start, last - start) == blocks.expectedChecksum(block)
+            }
+            blocks.record(block, sound: sound, what: "\(IndexCheckpointFile.name): index block \(block) failed its check")
+            return sound
+        }
+
         @inline(__always) func start(_ i: Int) -> Int {
-            if let fileEnds {
-                return first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1)) - base
+            if isMapped {
+                guard let (_, fileEnds) = sound else { return i * DamagedBlock.entry.count }
+                return first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1)) - base(fileEnds)
             }
             return i == 0 ? 0 : Int(ends[i - 1])
         }
 
         /// The end of entry i, counted from the chunk's first byte.
         @inline(__always) func end(_ i: Int) -> Int {
-            if let fileEnds { return Int(MappedInts.u32(fileEnds, first + i)) - base }
+            if isMapped {
+                guard let (_, fileEnds) = sound else { return (i + 1) * DamagedBlock.entry.count }
+                return Int(MappedInts.u32(fileEnds, first + i)) - base(fileEnds)
+            }
             return Int(ends[i])
         }
 
         /// Where the chunk's bytes start in the mapped arena.
-        @inline(__always) private var base: Int {
-            guard let fileEnds, first > 0 else { return 0 }
-            return Int(MappedInts.u32(fileEnds, first - 1))
+        @inline(__always) private func base(_ fileEnds: UnsafeRawPointer) -> Int {
+            first > 0 ? Int(MappedInts.u32(fileEnds, first - 1)) : 0
         }
 
         @inline(__always)
         func withEntry<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-            if let arena, let fileEnds {
+            if isMapped {
+                guard let (arena, fileEnds) = sound else { return try DamagedBlock.entry.withUnsafeBytes(body) }
                 let start = first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1))
                 let end = Int(MappedInts.u32(fileEnds, first + i))
                 return try body(UnsafeRawBufferPointer(start: arena + start, count: end - start))
@@ -70,8 +112,12 @@ struct KeyChunks: Sendable {
 
         /// Calls `body` with all of the chunk's entry bytes, back to back.
         func withAllBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-            if let arena, let fileEnds {
-                let from = base, to = mappedCount == 0 ? from : Int(MappedInts.u32(fileEnds, first + mappedCount - 1))
+            if isMapped {
+                guard let (arena, fileEnds) = sound else {
+                    let placeholders = (0..<mappedCount).flatMap { _ in DamagedBlock.entry }
+                    return try placeholders.withUnsafeBytes(body)
+                }
+                let from = base(fileEnds), to = mappedCount == 0 ? from : Int(MappedInts.u32(fileEnds, first + mappedCount - 1))
                 return try body(UnsafeRawBufferPointer(start: arena + from, count: to - from))
             }
             return try bytes.withUnsafeBytes(body)
@@ -131,16 +177,20 @@ struct KeyChunks: Sendable {
         count = ends.count
     }
 
-    /// Serves `count` entries already in order in place from `file`: their bytes back to back
-    /// at byte `arenaOffset`, each entry's end (u32, little-endian, from the arena's start) at
-    /// `endsOffset`. The caller has checked the offsets (ascending, inside the arena).
-    init(mapped file: MappedFile, arenaOffset: Int, endsOffset: Int, count: Int) {
-        let fill = Self.chunkLimit * 3 / 4
-        chunks.reserveCapacity((count + fill - 1) / fill)
+    /// Serves `count` entries already in order in place from the mapped file of `blocks`:
+    /// their bytes back to back at byte `arenaOffset` (`arenaLength` bytes), each entry's end
+    /// (u32, little-endian, from the arena's start) at `endsOffset`; one chunk per block of
+    /// `perBlock` entries, the first being block `firstBlock`. The caller has checked that the
+    /// offsets and the arena are inside the file; each block's entries are checked when first
+    /// read.
+    init(mapped blocks: CheckpointBlocks, arenaOffset: Int, arenaLength: Int, endsOffset: Int, count: Int, firstBlock: Int, perBlock: Int) {
+        chunks.reserveCapacity((count + perBlock - 1) / perBlock)
         var first = 0
+        let base = blocks.file.base
         while first < count {
-            let last = min(first + fill, count)
-            chunks.append(Chunk(file: file, arena: file.base + arenaOffset, ends: file.base + endsOffset, first: first, count: last - first))
+            let last = min(first + perBlock, count)
+            chunks.append(Chunk(blocks: blocks, block: firstBlock + first / perBlock, arena: base + arenaOffset, arenaLength: arenaLength,
+                                ends: base + endsOffset, first: first, count: last - first))
             first = last
         }
         self.count = count
