@@ -64,6 +64,10 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var lastChangesValue = 0
     @exclusivity(unchecked) var totalChangesValue = 0
 
+    /// Entries of the undo log and of a table's overlay whose storage a commit keeps for the
+    /// next statement; a larger one (a transaction of many rows) is freed at its commit, not
+    /// held until the database goes.
+    static let keptCapacity = 4096
     /// Undo actions of the open transaction (or statement), newest last.
     @exclusivity(unchecked) var undoLog: [() -> Void] = []
     /// Tables with rows in their overlay.
@@ -313,7 +317,7 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func discardPending() {
-        undoLog.removeAll(keepingCapacity: true)
+        undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
         for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: false) }
         dirtyTables.removeAll()
         dirtyCatalog.removeAll()
@@ -325,7 +329,7 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
         if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty && pendingVersionRecord == nil && !viewsDirty {
-            undoLog.removeAll(keepingCapacity: true)
+            undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
             return
         }
         var batch = LogStore.WriteBatch()
@@ -370,8 +374,8 @@ public final class SQLDatabase: @unchecked Sendable {
         checkpointRecordPresent = false
         checkpointCurrent = false
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
-        undoLog.removeAll(keepingCapacity: true)
-        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: true) }
+        undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
+        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: table.overlay.count <= Self.keptCapacity) }
         dirtyTables.removeAll(keepingCapacity: true)
         dirtyCatalog.removeAll()
         pendingClears.removeAll()

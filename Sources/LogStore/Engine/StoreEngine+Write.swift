@@ -110,6 +110,8 @@ extension StoreEngine {
                 at += header.totalLength
             }
         }
+        // A huge batch's fields are not kept for the life of the store.
+        if records.count > 4096 { scratchFields = [] }
         generation += 1
         // Only fsyncEachWrite waits on generations; skip the coordinator's lock otherwise.
         if let backgroundSyncer {
