@@ -4,17 +4,37 @@ extension StoreEngine {
     // MARK: Snapshot and close
 
     /// Fsyncs every segment not yet on stable storage. Caller holds `writeMutex`.
+    ///
+    /// Nothing is done when nothing can have changed since the last call that completed: the
+    /// same active segment with the same length and reserved size (appends only ever add at
+    /// the length, a roll changes the active segment, a cut or a reserve changes its size) and
+    /// no other segment waiting. So a close right after an explicit snapshot (the DAO's
+    /// checkpoint) does not fsync again.
     func syncAllLocked() throws {
+        let state = active.map { FullySynced(segment: $0.id, length: $0.length, allocated: $0.allocated) }
+        if unsyncedSegments.isEmpty, let state, state == fullySynced {
+            try syncFailure.check()
+            return
+        }
+        fullySynced = nil
         try syncFailure.sync {
             for segment in unsyncedSegments { try segment.file.syncData() }
             unsyncedSegments.removeAll()
             try active?.file.syncData()
             try Directory.sync(directory)
         }
+        fullySynced = state
         if let backgroundSyncer {
             backgroundSyncer.roundBegins()
             backgroundSyncer.roundCompleted(captured: backgroundSyncer.capturedBytes)
         }
+    }
+
+    /// What `syncAllLocked` last made durable: the active segment, its length and its size.
+    struct FullySynced: Equatable {
+        var segment: UInt32
+        var length: Int
+        var allocated: Int
     }
 
     /// Writes the index snapshot of the current keydir. Every segment must already be on
@@ -54,7 +74,8 @@ extension StoreEngine {
         rw.withWriteLock { keydir = served }
     }
 
-    /// Syncs every segment and writes the index snapshot now (what `close()` would write), then
+    /// Cuts the active segment to its content, syncs every segment and writes the index
+    /// snapshot now (what `close()` would do), then
     /// serves the keydir from it, so a `close()` with no write after it has nothing left to
     /// write. Nothing happens on a read-only store; a snapshot that is still exact is not
     /// rewritten (`writeSnapshotLocked`).
@@ -63,6 +84,9 @@ extension StoreEngine {
             try writeMutex.withLock {
                 guard !isClosed else { throw StoreError.closed }
                 guard !options.readOnly else { return }
+                // As close does: the active segment cut to its content (the next append
+                // reserves room again), so the close after this has nothing to cut or sync.
+                try active?.trimToLength()
                 try syncAllWithDurableMarkLocked()
                 let before = snapshotOnDisk
                 try writeSnapshotLocked()
