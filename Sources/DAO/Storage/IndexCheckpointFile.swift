@@ -95,51 +95,66 @@ enum IndexCheckpointFile {
 
         var out = BufferedWriter(file: file, offset: metadataLength)
         for table in tables {
-            var crc: UInt32 = 0, inBlock = 0
+            // Rowids: a block's bytes are gathered, checksummed and appended at once.
+            var block: [UInt64] = []
+            block.reserveCapacity(rowidsPerBlock)
+            func flushRowids() {
+                block.withUnsafeBytes { bytes in
+                    checksums.append(cs_crc32c_extend(0, bytes.baseAddress, bytes.count))
+                    out.append(bytes)
+                }
+                block.removeAll(keepingCapacity: true)
+            }
             for chunk in table.rowids.chunks {
                 for rowid in chunk {
-                    let bits = UInt64(bitPattern: rowid)
-                    out.append64(bits)
-                    withUnsafeBytes(of: bits.littleEndian) { crc = cs_crc32c_extend(crc, $0.baseAddress, 8) }
-                    inBlock += 1
-                    if inBlock == rowidsPerBlock { checksums.append(crc); crc = 0; inBlock = 0 }
+                    block.append(UInt64(bitPattern: rowid).littleEndian)
+                    if block.count == rowidsPerBlock { flushRowids() }
                 }
                 try out.flushIfFull()
             }
-            if inBlock > 0 { checksums.append(crc) }
+            if !block.isEmpty { flushRowids() }
             for index in table.indexes {
                 // A block's checksum covers its end offsets, then its entries' bytes: the first
-                // pass writes the offsets, the second continues each block's CRC over its bytes.
+                // pass writes the offsets, the second continues each block's CRC over its bytes,
+                // a run of entries (inside one chunk, inside one block) at a time.
                 var endsCRCs: [UInt32] = []
+                var ends: [UInt32] = []
+                ends.reserveCapacity(entriesPerBlock)
+                func flushEnds() {
+                    ends.withUnsafeBytes { bytes in
+                        endsCRCs.append(cs_crc32c_extend(0, bytes.baseAddress, bytes.count))
+                        out.append(bytes)
+                    }
+                    ends.removeAll(keepingCapacity: true)
+                }
                 var base: UInt32 = 0
-                crc = 0
-                inBlock = 0
                 for chunk in index.entries.chunks {
                     for i in 0..<chunk.entryCount {
-                        let end = base + UInt32(chunk.end(i))
-                        out.append32(end)
-                        withUnsafeBytes(of: end.littleEndian) { crc = cs_crc32c_extend(crc, $0.baseAddress, 4) }
-                        inBlock += 1
-                        if inBlock == entriesPerBlock { endsCRCs.append(crc); crc = 0; inBlock = 0 }
+                        ends.append((base + UInt32(chunk.end(i))).littleEndian)
+                        if ends.count == entriesPerBlock { flushEnds() }
                     }
                     base += UInt32(chunk.withAllBytes { $0.count })
                     try out.flushIfFull()
                 }
-                if inBlock > 0 { endsCRCs.append(crc) }
-                var block = 0
-                inBlock = 0
-                crc = endsCRCs.first ?? 0
+                if !ends.isEmpty { flushEnds() }
+                var blockNumber = 0, inBlock = 0
+                var crc = endsCRCs.first ?? 0
                 for chunk in index.entries.chunks {
-                    for i in 0..<chunk.entryCount {
-                        chunk.withEntry(i) { entry in
-                            out.append(entry)
-                            crc = cs_crc32c_extend(crc, entry.baseAddress, entry.count)
+                    var i = 0
+                    while i < chunk.entryCount {
+                        let run = min(chunk.entryCount - i, entriesPerBlock - inBlock)
+                        let from = chunk.start(i), to = chunk.end(i + run - 1)
+                        chunk.withAllBytes { bytes in
+                            let slice = UnsafeRawBufferPointer(rebasing: bytes[from..<to])
+                            crc = cs_crc32c_extend(crc, slice.baseAddress, slice.count)
+                            out.append(slice)
                         }
-                        inBlock += 1
+                        i += run
+                        inBlock += run
                         if inBlock == entriesPerBlock {
                             checksums.append(crc)
-                            block += 1
-                            crc = block < endsCRCs.count ? endsCRCs[block] : 0
+                            blockNumber += 1
+                            crc = blockNumber < endsCRCs.count ? endsCRCs[blockNumber] : 0
                             inBlock = 0
                         }
                     }
@@ -176,14 +191,6 @@ enum IndexCheckpointFile {
         }
 
         mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.append(contentsOf: bytes) }
-
-        mutating func append32(_ value: UInt32) {
-            withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
-        }
-
-        mutating func append64(_ value: UInt64) {
-            withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
-        }
 
         mutating func flushIfFull() throws {
             if buffer.count >= Self.limit { try flush() }
