@@ -208,20 +208,22 @@ struct KeyChunks: Sendable {
                 let c = IndexKeyCodec.compare(entry, p)
                 return orEqual ? c <= 0 : c < 0
             }
-            var low = 0, high = chunks.count
-            while low < high {
-                let mid = (low + high) >> 1
-                let chunk = chunks[mid]
-                if chunk.withEntry(chunk.entryCount - 1, isBefore) { low = mid + 1 } else { high = mid }
+            // Through a buffer pointer: the chunks are read in place, not copied (a copy
+            // retains and releases each of their references).
+            return chunks.withUnsafeBufferPointer { outer -> Position in
+                var low = 0, high = outer.count
+                while low < high {
+                    let mid = (low + high) >> 1
+                    if outer[mid].withEntry(outer[mid].entryCount - 1, isBefore) { low = mid + 1 } else { high = mid }
+                }
+                guard low < outer.count else { return Position(chunk: outer.count, index: 0) }
+                var l = 0, h = outer[low].entryCount
+                while l < h {
+                    let m = (l + h) >> 1
+                    if outer[low].withEntry(m, isBefore) { l = m + 1 } else { h = m }
+                }
+                return Position(chunk: low, index: l)
             }
-            guard low < chunks.count else { return Position(chunk: chunks.count, index: 0) }
-            let chunk = chunks[low]
-            var l = 0, h = chunk.entryCount
-            while l < h {
-                let m = (l + h) >> 1
-                if chunk.withEntry(m, isBefore) { l = m + 1 } else { h = m }
-            }
-            return Position(chunk: low, index: l)
         }
     }
 
