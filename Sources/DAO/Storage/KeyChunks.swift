@@ -14,15 +14,22 @@ struct KeyChunks: Sendable {
         var ends: [Int32] = []
         /// The mapped file's blocks; this chunk is block `block`, checked on first touch.
         private var blocks: CheckpointBlocks?
-        private var block = 0
         /// The index's whole arena and end offsets (u32, little-endian, from the arena's start)
         /// in the file, and this chunk's first entry and entry count in them.
         private var arena: UnsafeRawPointer?
         private var fileEnds: UnsafeRawPointer?
-        private var first = 0
-        private var mappedCount = 0
+        // 32-bit fields keep the chunk as small as before the blocks were added (an index's
+        // arena is at most 4 GiB, so fewer than 2^29 entries; blocks are far fewer): the
+        // chunks array is what every index search walks.
+        private var storedBlock: Int32 = 0
+        private var storedFirst: Int32 = 0
+        private var storedCount: Int32 = 0
         /// The arena's length in bytes (no end offset may pass it).
-        private var arenaLength = 0
+        private var storedArenaLength: UInt32 = 0
+        @inline(__always) private var block: Int { Int(storedBlock) }
+        @inline(__always) private var first: Int { Int(storedFirst) }
+        @inline(__always) private var mappedCount: Int { Int(storedCount) }
+        @inline(__always) private var arenaLength: Int { Int(storedArenaLength) }
 
         init(bytes: [UInt8] = [], ends: [Int32] = []) {
             self.bytes = bytes
@@ -31,12 +38,12 @@ struct KeyChunks: Sendable {
 
         init(blocks: CheckpointBlocks, block: Int, arena: UnsafeRawPointer, arenaLength: Int, ends: UnsafeRawPointer, first: Int, count: Int) {
             self.blocks = blocks
-            self.block = block
+            storedBlock = Int32(truncatingIfNeeded: block)
             self.arena = arena
-            self.arenaLength = arenaLength
+            storedArenaLength = UInt32(truncatingIfNeeded: arenaLength)
             fileEnds = ends
-            self.first = first
-            mappedCount = count
+            storedFirst = Int32(truncatingIfNeeded: first)
+            storedCount = Int32(truncatingIfNeeded: count)
         }
 
         /// Whether the entries are read from a mapped file.
