@@ -117,6 +117,10 @@ public final class LogStore: Sendable {
 
         public init() {}
 
+        /// Makes room for `count` records at once (a layer that knows how many it will add
+        /// avoids the array's doubling, which holds up to twice a huge batch at its peak).
+        package mutating func reserveCapacity(_ count: Int) { records.reserveCapacity(count) }
+
         /// Adds a put of `value` under `key`; `expiresAt` makes it invisible from that time on.
         public mutating func put(_ value: [UInt8], forKey key: [UInt8], space: KeySpace = 0, expiresAt: Date? = nil) {
             records.append(PendingRecord(flags: [], space: space, key: key, value: value,

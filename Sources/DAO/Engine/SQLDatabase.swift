@@ -333,6 +333,9 @@ public final class SQLDatabase: @unchecked Sendable {
             return
         }
         var batch = LogStore.WriteBatch()
+        // Sized at once: a transaction of a million rows would otherwise hold up to twice its
+        // records while the array doubles.
+        batch.reserveCapacity(dirtyTables.values.reduce(pendingClears.reduce(dirtyCatalog.count + 4) { $0 + $1.rowids.count }) { $0 + $1.overlay.count })
         for clear in pendingClears {
             for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
         }
