@@ -89,6 +89,8 @@ public final class SQLDatabase: @unchecked Sendable {
     var servedBlocks: CheckpointBlocks?
     /// What attach did about the index checkpoint (FORMAT.md "DAO index checkpoint"): empty when
     /// it loaded the indexes from it or there was none; otherwise why it rebuilt them from the rows.
+    /// A block of the file found damaged later, when a statement first read it, is reported here
+    /// too (the indexes were then rebuilt from the rows and the statement ran again).
     public internal(set) var indexReport: [String] = []
 
     /// Parsed statements by SQL text.
