@@ -55,12 +55,74 @@ uint32_t cs_crc32c_extend_portable(uint32_t crc, const void *data, size_t length
     return ~c;
 }
 
+// CRC combination (as zlib's crc32_combine): for the reflected polynomial, the CRC of A then B
+// is multmodp(x^(8 |B|) mod P, crc(A)) XOR crc(B), so independent parts of a long buffer can
+// be checksummed by interleaved streams and joined.
+
+// a * b modulo the CRC-32C polynomial, both reflected (bit 31 is x^0).
+static uint32_t crc_multmodp(uint32_t a, uint32_t b) {
+    uint32_t m = 1u << 31, p = 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0) break;
+        }
+        m >>= 1;
+        b = (b & 1) ? (b >> 1) ^ 0x82F63B78u : b >> 1;
+    }
+    return p;
+}
+
+// x^(8 n) modulo the polynomial, reflected: the operator that shifts a CRC past n zero bytes.
+static uint32_t crc_shift_operator(size_t n) {
+    uint32_t power = 1u << 30;      // x^1, then x^2, x^4, ... by squaring
+    uint32_t result = 1u << 31;     // x^0
+    n *= 8;
+    while (n) {
+        if (n & 1) result = crc_multmodp(power, result);
+        power = crc_multmodp(power, power);
+        n >>= 1;
+    }
+    return result;
+}
+
 #ifdef CS_HAVE_X86
+// Bytes per stream of the three-way loop. The crc32 instruction has a latency of 3 cycles and
+// a throughput of 1 per cycle, so one dependent chain runs at a third of the speed three
+// independent ones reach; joining three streams costs two crc_multmodp calls per 3 x 4 KiB.
+#define CRC_STREAM 4096
+
 __attribute__((target("sse4.2")))
 static uint32_t crc32c_sse42(uint32_t crc, const uint8_t *p, size_t length) {
     // Unaligned 8-byte steps: x86 loads do not care, and a byte loop to alignment costs more
     // than it saves on the short records this mostly sees.
     uint64_t c = ~crc;
+    if (length >= 3 * CRC_STREAM) {
+        static uint32_t shift = 0;
+        uint32_t op = __atomic_load_n(&shift, __ATOMIC_RELAXED);
+        if (op == 0) {
+            op = crc_shift_operator(CRC_STREAM);
+            __atomic_store_n(&shift, op, __ATOMIC_RELAXED);
+        }
+        while (length >= 3 * CRC_STREAM) {
+            uint64_t a = c, b = 0xFFFFFFFFu, d = 0xFFFFFFFFu;
+            for (size_t i = 0; i < CRC_STREAM; i += 8) {
+                uint64_t wa, wb, wd;
+                memcpy(&wa, p + i, 8);
+                memcpy(&wb, p + CRC_STREAM + i, 8);
+                memcpy(&wd, p + 2 * CRC_STREAM + i, 8);
+                a = _mm_crc32_u64(a, wa);
+                b = _mm_crc32_u64(b, wb);
+                d = _mm_crc32_u64(d, wd);
+            }
+            // The three parts' CRCs (complemented as finished CRCs are), joined, then back to
+            // the running form.
+            uint32_t joined = crc_multmodp(op, crc_multmodp(op, ~(uint32_t)a) ^ ~(uint32_t)b) ^ ~(uint32_t)d;
+            c = ~joined;
+            p += 3 * CRC_STREAM;
+            length -= 3 * CRC_STREAM;
+        }
+    }
     while (length >= 8) {
         uint64_t word;
         memcpy(&word, p, 8);

@@ -1,3 +1,4 @@
+import CChecksum
 import Foundation
 
 /// A log-structured key-value store in a directory: the engine under every other layer.
@@ -141,6 +142,16 @@ public final class LogStore: Sendable {
 
         /// Number of operations in the batch.
         public var count: Int { records.count }
+
+        /// Adds an attachment check (FORMAT.md, "Attachments"): the batch names the file
+        /// `LogStore.attachmentURL(space:id:)`, which holds `size` bytes of CRC-32C `checksum`.
+        /// Point-in-time recovery ends the log before this batch when, after the synced part,
+        /// the file is not on disk whole. A tombstone in the engine's space: it adds no key.
+        package mutating func requireAttachment(space: KeySpace, id: UInt64, size: UInt64, checksum: UInt32) {
+            records.append(PendingRecord(flags: .tombstone, space: LogStore.engineSpace,
+                                         key: StoreEngine.attachmentCheckKey(space: space, id: id, size: size, checksum: checksum),
+                                         value: [], expiresAtMillis: nil))
+        }
     }
 
     /// Counters describing the store at one moment.
@@ -391,6 +402,31 @@ public final class LogStore: Sendable {
 
     /// The store's directory (the layers above keep derived files there, FORMAT.md names them).
     package var directory: URL { engine.directoryURL }
+
+    /// The file attachment `id` of key space `space` is kept in (FORMAT.md, "Attachments"):
+    /// `<store folder>.files/<space, 8 hex digits>/<id, 16 hex digits>`.
+    package func attachmentURL(space: KeySpace, id: UInt64) -> URL {
+        engine.attachmentFolder(space: space).appendingPathComponent(String(format: "%016llx", id))
+    }
+
+    /// The CRC-32C of `bytes` (FORMAT.md, "Checksums"), as an attachment check wants it.
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        return cs_crc32c_extend(0, base, bytes.count)
+    }
+
+    /// Notes that the attachment at `path` was written, before the batch naming it: every sync
+    /// of the log fsyncs it and its folder first (AttachmentRegistry). Not needed in
+    /// `.fsyncEachWrite`, where the writer syncs the file before the batch.
+    package func attachmentWritten(_ path: String) {
+        engine.attachments.noteWritten(path, folder: (path as NSString).deletingLastPathComponent)
+    }
+
+    /// Unlinks the attachments at `paths` after the next sync of the log completes: the batch
+    /// that stopped naming them (written before this call) is then durable.
+    package func unlinkAttachmentsAfterSync(_ paths: [String]) {
+        engine.attachments.unlinkAfterSync(paths)
+    }
 
     /// Throws the failed fsync after which the store refuses writes until it is reopened; does
     /// nothing on a healthy store (one relaxed atomic load). Layers that keep state in memory

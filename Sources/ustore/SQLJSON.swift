@@ -7,13 +7,24 @@ extension JSON {
     /// for any other statement.
     static func sqlResult(_ result: SQLResult) -> JSON {
         if result.isQuery {
-            return .ordered(["ok": .bool(true), "rows": .array(result.rows.map { .array($0.map(JSON.sqlValue)) })])
+            let rows = result.rows.enumerated().map { r, row in
+                JSON.array(row.enumerated().map { c, value in
+                    // A repaired text (it holds U+FFFD): its exact bytes when they differ.
+                    if case .text(let text) = value, text.unicodeScalars.contains("\u{FFFD}"),
+                       let bytes = result.textBytes(row: r, column: c), !bytes.elementsEqual(text.utf8) {
+                        return .object(["text": .string(KeyBytes.base64(bytes))])
+                    }
+                    return JSON.sqlValue(value)
+                })
+            }
+            return .ordered(["ok": .bool(true), "rows": .array(rows)])
         }
         return .ordered(["ok": .bool(true), "changes": .int(result.changes), "lastInsertRowId": .integer(result.lastInsertRowId)])
     }
 
     /// One SQL value: integer, real (always with a point or exponent), string, null, or
-    /// `{"blob":"<base64>"}`.
+    /// `{"blob":"<base64>"}`. (`sqlResult` writes a text that is not valid UTF-8 as
+    /// `{"text":"<base64>"}`.)
     static func sqlValue(_ value: DAOValue) -> JSON {
         switch value {
         case .null: return .null

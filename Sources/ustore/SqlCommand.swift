@@ -10,7 +10,9 @@ struct SqlCommand: ParsableCommand {
         abstract: "Run SQL statements on the store's tables, printing one JSON line per statement.",
         discussion: """
             A query prints {"ok":true,"rows":[[...],...]} (integers as JSON integers, reals with a \
-            decimal point or exponent, text as strings, NULL as null, blobs as {"blob":"<base64>"}); \
+            decimal point or exponent, text as strings, NULL as null, blobs as {"blob":"<base64>"}, \
+            and text whose bytes are not valid UTF-8, which no JSON string holds, as \
+            {"text":"<base64 of its bytes>"}); \
             any other statement prints {"ok":true,"changes":N,"lastInsertRowId":M}; a failing \
             statement prints {"ok":false,"error":"..."} and the next statement still runs. \
             With --file, statements end at a semicolon at the end of a line. Exits 0 when every \

@@ -27,6 +27,19 @@ final class TemporaryStore {
     }
 }
 
+extension SQLResult {
+    /// The rows with every text as its exact bytes (`textBytes(row:column:)`), so that two
+    /// results compare equal only when SQLite's bytes are the same.
+    var exactRows: [[SQLValue]] {
+        rows.enumerated().map { r, row in
+            row.enumerated().map { c, value in
+                if case .text = value, let bytes = textBytes(row: r, column: c) { return .text(bytes: bytes) }
+                return SQLValue(value)
+            }
+        }
+    }
+}
+
 /// Runs statements on the engine and on SQLite side by side and asserts equal outcomes.
 final class Differential {
     let temporary: TemporaryStore
@@ -44,14 +57,15 @@ final class Differential {
     @discardableResult
     func check(_ sql: String, _ arguments: [DAOValue] = [], ordered: Bool = true,
                file: StaticString = #filePath, line: UInt = #line) -> [[DAOValue]]? {
-        let expected: Result<[[DAOValue]], Error> = Result { try oracle.execute(sql, arguments: arguments) }
-        let actual: Result<[[DAOValue]], Error> = Result { try database.execute(sql, arguments: arguments).rows }
-        switch (expected, actual) {
+        // Compared by their exact bytes: text that is not valid UTF-8 included.
+        let expected: Result<[[SQLValue]], Error> = Result { try oracle.run(sql, arguments: arguments).exactRows }
+        let actual: Result<SQLResult, Error> = Result { try database.execute(sql, arguments: arguments) }
+        switch (expected, actual.map(\.exactRows)) {
         case (.success(let e), .success(let a)):
             let left = ordered ? e : e.sorted { SQLValues.compare($0, $1) < 0 }
             let right = ordered ? a : a.sorted { SQLValues.compare($0, $1) < 0 }
             XCTAssertEqual(right, left, "\(sql)", file: file, line: line)
-            return a
+            return (try? actual.get())?.rows
         case (.failure, .failure):
             return nil
         case (.success(let e), .failure(let error)):

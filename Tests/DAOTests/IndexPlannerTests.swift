@@ -80,8 +80,8 @@ final class IndexPlannerTests: XCTestCase {
 /// Index keys as memcomparable bytes (FORMAT.md "DAO index keys"): memcmp of encodings gives
 /// SQLite's order of the values, DESC inverted, and the builder's sort agrees with it.
 final class IndexKeyCodecTests: XCTestCase {
-    let values: [DAOValue] = {
-        var v: [DAOValue] = [.null, .text(""), .text("a"), .text("a\u{0}"), .text("ab"), .text("é"), .text("\u{0}"), .text("B"),
+    let values: [SQLValue] = {
+        var v: [SQLValue] = [.null, .text(""), .text("a"), .text("a\u{0}"), .text("ab"), .text("é"), .text("\u{0}"), .text("B"),
                              .blob([]), .blob([0]), .blob([0, 0]), .blob([1]), .blob([0xFF])]
         for i: Int64 in [0, 1, -1, 7, Int64.min, Int64.max, Int64.max - 1, Int64.min + 1, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1,
                          (1 << 62) + 3, Int64.max - 511, Int64.max - 512, Int64.max - 513] {

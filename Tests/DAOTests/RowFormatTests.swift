@@ -9,7 +9,7 @@ final class RowFormatTests: XCTestCase {
         XCTAssertEqual(RowCodec.key(rowid: -1), [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
         XCTAssertEqual(RowCodec.encode([.integer(7), .text("ab"), .real(1.5)], skipping: 0),
                        [0x01, 0x03, 0x00, 0x03, 0x02, 0x61, 0x62, 0x02, 0x3F, 0xF8, 0, 0, 0, 0, 0, 0])
-        let values: [DAOValue] = [.null, .integer(-1), .integer(Int64.min), .real(-0.25), .text("é"), .blob([0, 255])]
+        let values: [SQLValue] = [.null, .integer(-1), .integer(Int64.min), .real(-0.25), .text("é"), .blob([0, 255])]
         let decoded = RowCodec.encode(values).withUnsafeBytes { RowCodec.decode($0) }
         XCTAssertEqual(decoded, values)
     }

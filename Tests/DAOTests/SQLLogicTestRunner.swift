@@ -193,9 +193,9 @@ enum SQLLogicRunner {
                 }
             case .query(let types, let sort, let label, let sql, let expected, let line):
                 count += 1
-                let rows: [[DAOValue]]
+                let rows: [[SQLValue]]
                 do {
-                    rows = try database.execute(sql).rows
+                    rows = try database.execute(sql).exactRows   // text as its bytes
                 } catch {
                     if let reason = classify(error, sql: sql, line: line) {
                         outcome.failures.append(.init(file: name, line: line, sql: sql, reason: "query failed: \(reason)"))
@@ -230,7 +230,7 @@ enum SQLLogicRunner {
     }
 
     /// Nil when `rows` print as `expected`; otherwise what differs.
-    static func compare(rows: [[DAOValue]], types: String, sort: String, label: String?, expected: [String],
+    static func compare(rows: [[SQLValue]], types: String, sort: String, label: String?, expected: [String],
                         hashThreshold: Int, labels: inout [String: String]) -> String? {
         let columns = Array(types)
         if let first = rows.first, first.count != columns.count {
@@ -273,7 +273,7 @@ enum SQLLogicRunner {
     }
 
     /// A value as SQLite's sqllogictest driver prints it for a column of type `letter`.
-    static func format(_ value: DAOValue, as letter: Character) -> String {
+    static func format(_ value: SQLValue, as letter: Character) -> String {
         if case .null = value { return "NULL" }
         switch letter {
         case "I":
@@ -289,8 +289,7 @@ enum SQLLogicRunner {
             if case .real(let x) = SQLValues.castReal(value) { r = x } else { r = 0 }
             return fixed3(r)
         default:
-            let bytes: [UInt8]
-            if case .blob(let b) = value { bytes = b } else { bytes = Array((SQLValues.text(of: value) ?? "").utf8) }
+            let bytes = SQLiteText.bytes(of: value) ?? []
             if bytes.isEmpty { return "(empty)" }
             return String(decoding: bytes.map { $0 < 0x20 || $0 > 0x7E ? UInt8(ascii: "@") : $0 }, as: UTF8.self)
         }

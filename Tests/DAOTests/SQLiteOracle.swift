@@ -1,5 +1,5 @@
 import CSQLite
-import DAO
+@testable import DAO
 import Foundation
 
 /// SQLite 3 in memory (or on a file), the oracle the SQL subset's results are compared with.
@@ -50,6 +50,7 @@ final class SQLiteOracle {
         let columnCount = sqlite3_column_count(statement)
         let columns = (0..<columnCount).map { String(cString: sqlite3_column_name(statement, $0)) }
         var rows: [[DAOValue]] = []
+        var invalidTexts: [SQLResult.CellPosition: [UInt8]] = [:]
         while true {
             let step = sqlite3_step(statement)
             if step == SQLITE_DONE { break }
@@ -62,8 +63,12 @@ final class SQLiteOracle {
                 case SQLITE_TEXT:
                     // By length, not up to the first NUL: text may hold NULs (CAST(x'00' AS TEXT)).
                     let count = Int(sqlite3_column_bytes(statement, column))
-                    let bytes = sqlite3_column_text(statement, column).map { UnsafeRawBufferPointer(start: $0, count: count) }
-                    row.append(.text(bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""))
+                    let bytes = sqlite3_column_text(statement, column).map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+                    // As SQLResult keeps it: repaired in `rows`, the exact bytes beside.
+                    if String(validating: bytes, as: UTF8.self) == nil {
+                        invalidTexts[SQLResult.CellPosition(row: rows.count, column: Int(column))] = bytes
+                    }
+                    row.append(.text(String(decoding: bytes, as: UTF8.self)))
                 case SQLITE_BLOB:
                     let count = Int(sqlite3_column_bytes(statement, column))
                     if let base = sqlite3_column_blob(statement, column) {
@@ -77,7 +82,9 @@ final class SQLiteOracle {
             rows.append(row)
         }
         let isQuery = columnCount > 0
-        return SQLResult(columns: columns, rows: rows, changes: isQuery ? 0 : Int(sqlite3_total_changes(db) - before),
-                         lastInsertRowId: sqlite3_last_insert_rowid(db), isQuery: isQuery)
+        var result = SQLResult(columns: columns, rows: rows, changes: isQuery ? 0 : Int(sqlite3_total_changes(db) - before),
+                               lastInsertRowId: sqlite3_last_insert_rowid(db), isQuery: isQuery)
+        result.invalidTexts = invalidTexts
+        return result
     }
 }

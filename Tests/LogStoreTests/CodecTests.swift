@@ -323,6 +323,27 @@ final class ChecksumTests: XCTestCase {
         }
     }
 
+    /// Buffers of 12 KiB and more go through three interleaved streams joined by CRC
+    /// combination (checksum.c): equal to the table implementation at and around the stream
+    /// boundaries, for any starting CRC, and when extended in two pieces.
+    func testTheThreeStreamPathAgreesWithThePortableOne() {
+        var rng = SeededRandom(seed: 11)
+        let data = (0..<(100_000 + 8)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        data.withUnsafeBytes { raw in
+            let lengths = [12_287, 12_288, 12_289, 12_295, 24_575, 24_576, 24_583, 36_864 + 5, 65_536, 100_000]
+            for alignment in [0, 3, 8] {
+                for length in lengths {
+                    let start = raw.baseAddress! + alignment
+                    let portable = cs_crc32c_extend_portable(0x1234_5678, start, length)
+                    XCTAssertEqual(cs_crc32c_extend(0x1234_5678, start, length), portable, "alignment \(alignment) length \(length)")
+                    let first = cs_crc32c_extend(0, start, 5_000)
+                    XCTAssertEqual(cs_crc32c_extend(first, start + 5_000, length - 5_000), cs_crc32c_extend_portable(0, start, length),
+                                   "in two pieces, alignment \(alignment) length \(length)")
+                }
+            }
+        }
+    }
+
     /// The key hash is persisted (index snapshots hold its upper half): it must never change.
     func testHash64IsStable() {
         func hash(_ text: String, seed: UInt64) -> UInt64 {

@@ -28,6 +28,10 @@ final class SharedPreferencesTests: PreferencesTestCase {
     /// to delete must be refused too (a put that threw may be on disk), while reads go on.
     func testRemovalsAreRefusedAfterAFailedSync() throws {
         try prefs.set(1, forKey: "k", business: "b")
+        // Let the background syncer's round for that write finish first: its sync-mark file's
+        // fdatasync (whose failure only leaves recovery an older mark) would otherwise take
+        // the one injected fault instead of the segment's.
+        try prefs.sync()
         FaultInjection.arm(failAt: 0, fault: .error(EIO), only: [.fdatasync])
         XCTAssertThrowsError(try prefs.sync())
         FaultInjection.disarm()

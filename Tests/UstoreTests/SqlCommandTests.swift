@@ -53,6 +53,15 @@ final class SqlCommandTests: UstoreTestCase {
         XCTAssertEqual(run.lines, [#"{"ok":true,"rows":[[1,1.0,"a\"b",null,{"blob":""},-1e999,1e+20]]}"#])
     }
 
+    func testTextThatIsNotValidUTF8PrintsItsBytes() throws {
+        let store = try makeStorePath()
+        let run = try ustore(["sql", store.path, "SELECT CAST(x'8e30' AS TEXT), 'é' || char(65533), CAST(x'c3a9' AS TEXT)"])
+        try skipWithoutEngine(run)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // U+FFFD spelled in the text itself stays a string; ill-formed bytes become base64.
+        XCTAssertEqual(run.lines, ["{\"ok\":true,\"rows\":[[{\"text\":\"jjA=\"},\"é\u{FFFD}\",\"é\"]]}"])
+    }
+
     func testFailingSingleStatementPrintsErrorAndExitsTwo() throws {
         let store = try makeStorePath()
         let run = try ustore(["sql", store.path, "SELEC 1"])

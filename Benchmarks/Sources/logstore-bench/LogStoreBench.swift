@@ -80,6 +80,9 @@ struct LogStoreBench: ParsableCommand {
     @Flag(name: .customLong("in-process"), help: "Run every engine in this process (for profilers); peak RSS figures then accumulate.")
     var inProcess = false
 
+    @Flag(name: .customLong("reverse-order"), help: "Run the engines of each workload group in the reverse of their usual order (the tables keep the usual one), to check that going first or second does not favour an engine.")
+    var reverseOrder = false
+
     @Flag(help: "List the engines (and whether they can run here) and the workloads, then exit.")
     var list = false
 
@@ -150,7 +153,9 @@ struct LogStoreBench: ParsableCommand {
         for (name, reason) in skipped { progress("note: \(name) skipped: \(reason)") }
         let plan = RunPlan(config: config, engines: available, skipped: skipped, workloads: selectedWorkloads,
                            commandLine: (["logstore-bench"] + CommandLine.arguments.dropFirst()).joined(separator: " "))
-        let outcome = Orchestrator(plan: plan, inProcess: inProcess).run()
+        var orchestrator = Orchestrator(plan: plan, inProcess: inProcess)
+        orchestrator.reversed = reverseOrder
+        let outcome = orchestrator.run()
         print(RunSummary.render(outcome, markdown: markdown))
         if let json {
             try JSONWriter.write(outcome.results, to: json)

@@ -16,7 +16,9 @@ import CZstd
 /// A write puts its chunks one record at a time (so a file is never held twice in memory), or
 /// writes its external file (under its new file id, which nothing refers to yet), then, in one atomic batch,
 /// the manifest, the deletion of the records it replaces and of the files evicted past
-/// capacity; external files no longer referenced are unlinked after that batch. A crash before
+/// capacity (and, for a new external file outside `.fsyncEachWrite`, its attachment check:
+/// FORMAT.md, "Attachments"); external files no longer referenced are unlinked after that
+/// batch is durable (outside `.fsyncEachWrite`, after the store's next sync). A crash before
 /// the batch leaves only unreferenced chunks or files, which the next load deletes: a file is
 /// visible entirely or not at all.
 ///
@@ -86,6 +88,9 @@ final class FileArrayIndex: @unchecked Sendable {
     let externalFolder: URL?
     /// Under `lock`: set once the folder was created (or found).
     private var externalFolderExists = false
+    /// `.fsyncEachWrite`: an external file is synced before its manifest, and unlinked as soon
+    /// as the batch that dropped it returns (it is durable then).
+    private let syncsEachWrite: Bool
     /// Serializes every operation on this array in this store.
     let lock = NSLock()
     /// Under `lock`: name -> manifest.
@@ -110,10 +115,9 @@ final class FileArrayIndex: @unchecked Sendable {
     private init(store: LogStore, directory: URL, compresses: Bool, spaceName: String) throws {
         self.store = store
         space = try store.space(named: spaceName)
-        let folderName = directory.lastPathComponent + ".files"
-        externalFolder = compresses ? nil : directory.deletingLastPathComponent()
-            .appendingPathComponent(folderName, isDirectory: true)
-            .appendingPathComponent(String(format: "%08x", space), isDirectory: true)
+        // `<store folder>.files/<space>` (FORMAT.md): the engine's attachment folder of the space.
+        externalFolder = compresses ? nil : store.attachmentURL(space: space, id: 0).deletingLastPathComponent()
+        syncsEachWrite = store.options.durability == .fsyncEachWrite
         try load()
     }
 
@@ -156,12 +160,21 @@ final class FileArrayIndex: @unchecked Sendable {
         if orphans.count > 0 { try store.write(orphans) }
         // External files no manifest refers to (temporary ones included): the same leftovers.
         if let externalFolder, Directory.exists(externalFolder.path) {
+            var leftovers: [String] = []
             for name in try Directory.list(externalFolder.path) {
                 let id = UInt64(name.prefix(16), radix: 16)
                 if let id { highest = max(highest, id) }
                 if let id, name.count == 16, let owner = nameOfFile[id], manifests[owner]?.kind == .external { continue }
+                leftovers.append(externalFolder.appendingPathComponent(name).path)
+            }
+            if syncsEachWrite {
                 // A failure leaves the leftover for the next load.
-                try? Directory.remove(externalFolder.appendingPathComponent(name).path)
+                for path in leftovers { try? Directory.remove(path) }
+            } else {
+                // After the store's next sync and its mark: until then recovery may still check
+                // (FORMAT.md, "Attachments") a batch naming one of them, after an old watermark,
+                // and would end the log there if it were gone.
+                store.unlinkAttachmentsAfterSync(leftovers)
             }
         }
         nextFileID = highest + 1
@@ -178,8 +191,9 @@ final class FileArrayIndex: @unchecked Sendable {
         var offset = 0
         var chunk: UInt32 = 0
         var kind = compress ? Manifest.Kind.zstdChunks : .chunks
+        var checksum: UInt32?
         if !compress, plain, data.count >= Self.externalThreshold, let url = externalURL(fileID) {
-            try writeExternal(data, to: url)
+            checksum = try writeExternal(data, to: url)
             kind = .external
             offset = data.count
         }
@@ -196,6 +210,11 @@ final class FileArrayIndex: @unchecked Sendable {
                                 writtenMillis: UInt64(max(0, Date().timeIntervalSince1970 * 1000)), chunkSize: Self.chunkSize)
         var batch = LogStore.WriteBatch()
         batch.put(manifest.encoded, forKey: Self.manifestKey(name), space: space, crypt: .plain)
+        if let checksum {
+            // After a power cut, recovery keeps this batch only with its file whole (the
+            // manifest may reach the disk before the file: see `writeExternal`).
+            batch.requireAttachment(space: space, id: fileID, size: UInt64(data.count), checksum: checksum)
+        }
         var removed: [String] = []
         if let old = manifests[name] { deleteChunks(of: old, into: &batch) }
         if capacity > 0 {
@@ -352,15 +371,19 @@ final class FileArrayIndex: @unchecked Sendable {
     /// Writes `data` to `url` through the engine's I/O door (so fault injection reaches it).
     /// No temporary name is needed: the file id is new, and nothing refers to the file until
     /// the manifest written after it, so a file cut short by a crash is unreferenced and
-    /// deleted at the next load. In every durability mode the file and its directory entry are
-    /// synced before the manifest is written, so a manifest on disk never points at a file the
-    /// disk lost: in `.processCrashSafe` the background syncer (or a close, or `sync()`) makes
-    /// the manifest durable later without knowing of the file, and after a power cut the store
-    /// comes back as a prefix of its writes, which may hold the manifest (issue 21 item 3;
-    /// FileArrayPowerLossTests, the default-mode campaign). Costs two fsyncs per file of 64 KiB
-    /// or more in that mode.
-    private func writeExternal(_ data: Data, to url: URL) throws {
-        guard let folder = externalFolder else { return }
+    /// deleted at the next load.
+    ///
+    /// After a power cut no manifest may name a file the disk lost (issue 21 item 3;
+    /// FileArrayPowerLossTests). In `.fsyncEachWrite` the file and its folder are synced here,
+    /// before the manifest. In the other modes nothing waits for the disk here (FORMAT.md,
+    /// "Attachments"): the file is handed to the store, whose every sync of the log (the
+    /// background syncer's rounds, `sync()`, close) fsyncs it and its folder before the log, so
+    /// a manifest before a sync mark names a synced file; and the manifest's batch carries an
+    /// attachment check with the returned CRC-32C, so recovery ends the log before a manifest
+    /// after the mark whose file did not reach the disk whole. Returns the content's CRC-32C
+    /// (nil in `.fsyncEachWrite`, which needs no check).
+    private func writeExternal(_ data: Data, to url: URL) throws -> UInt32? {
+        guard let folder = externalFolder else { return nil }
         if !externalFolderExists {
             try Directory.create(folder.path)
             // The folder (and the `.files` folder above it, which the same mkdir may have made)
@@ -374,12 +397,17 @@ final class FileArrayIndex: @unchecked Sendable {
         do {
             let file = try SystemFile(path: url.path, flags: O_CREAT | O_WRONLY | O_TRUNC, mode: 0o600)
             try data.withUnsafeBytes { try file.write($0, at: 0) }
-            try file.syncData()
-            try Directory.sync(folder.path)
+            if syncsEachWrite {
+                try file.syncData()
+                try Directory.sync(folder.path)
+                return nil
+            }
         } catch {
             try? Directory.remove(url.path)
             throw error
         }
+        store.attachmentWritten(url.path)
+        return data.withUnsafeBytes { LogStore.checksum($0) }
     }
 
     private func readExternal(_ manifest: Manifest, name: String, size: Int) throws -> Data {
@@ -400,17 +428,18 @@ final class FileArrayIndex: @unchecked Sendable {
     /// Unlinks the external files of `manifests`, if any, once the batch that stopped
     /// referring to them is durable. Outside `.fsyncEachWrite` that batch may still be unsynced,
     /// and an unlink can reach the disk before it: after a power cut the old manifest would come
-    /// back naming a file that is gone (issue 21 item 3; FileArrayPowerLossTests, the
-    /// default-mode campaign). So the store is synced first (one `sync()` per call that drops an
-    /// external file); if that fails, nothing is unlinked. A failure leaves unreferenced files,
-    /// which the next load deletes.
+    /// back naming a file that is gone (issue 21 item 3; FileArrayPowerLossTests). So the store
+    /// unlinks them after its next sync of the log (`LogStore.unlinkAttachmentsAfterSync`);
+    /// nothing waits for it here. A failure, or a process that ends first, leaves unreferenced
+    /// files, which the next load deletes.
     private func unlinkExternal(_ manifests: [Manifest]) {
         let urls = manifests.compactMap { $0.kind == .external ? externalURL($0.fileID) : nil }
         guard !urls.isEmpty else { return }
-        if store.options.durability != .fsyncEachWrite {
-            do { try store.sync() } catch { return }
+        if syncsEachWrite {
+            for url in urls { try? Directory.remove(url.path) }
+        } else {
+            store.unlinkAttachmentsAfterSync(urls.map(\.path))
         }
-        for url in urls { try? Directory.remove(url.path) }
     }
 
     private func deleteChunks(of manifest: Manifest, into batch: inout LogStore.WriteBatch) {

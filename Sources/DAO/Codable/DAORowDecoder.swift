@@ -8,7 +8,9 @@ import Foundation
 /// real with an integral value reads as an integer, integers read as `Double`, text holding a
 /// number reads as that number, `Bool` reads integers and reals (non-zero is true), `Date` reads
 /// seconds since 1970, `Data` and `[UInt8]` read blobs (or text's UTF-8 bytes), `String` reads
-/// text (or an integer's or real's decimal spelling), and other nested `Decodable` values read
+/// text (or an integer's or real's decimal spelling; a text whose bytes are not valid UTF-8
+/// reads with each ill-formed sequence replaced by U+FFFD, and its exact bytes read as `Data`
+/// or `[UInt8]` through `Dao`), and other nested `Decodable` values read
 /// the JSON text `DAORowEncoder` wrote. A missing column or `.null` reads as `nil` for optionals
 /// and throws `DecodingError.valueNotFound` / `.keyNotFound` otherwise.
 public struct DAORowDecoder: Sendable {
@@ -27,6 +29,18 @@ public struct DAORowDecoder: Sendable {
         var row: [String: DAOValue] = [:]
         for (column, value) in zip(columns, values) { row[column] = value }
         return try decode(type, from: row)
+    }
+
+    /// Decodes `type` from row `index` of `result`, reading a `Data` or `[UInt8]` property from
+    /// a text that is not valid UTF-8 as its exact bytes (`SQLResult.textBytes(row:column:)`).
+    func decode<T: Decodable>(_ type: T.Type, columns: [String], rowAt index: Int, of result: SQLResult) throws -> T {
+        var row: [String: DAOValue] = [:]
+        var exactTexts: [String: [UInt8]] = [:]
+        for (column, (name, value)) in zip(columns, result.rows[index]).enumerated() {
+            row[name] = value
+            if let bytes = result.invalidTexts[SQLResult.CellPosition(row: index, column: column)] { exactTexts[name] = bytes }
+        }
+        return try T(from: RowDecoderCore(row: row, exactTexts: exactTexts))
     }
 
     /// The JSON decoder of nested values, matching `DAORowEncoder.jsonText`.
@@ -131,11 +145,13 @@ public struct DAORowDecoder: Sendable {
 /// The `Decoder` handed to the record's `init(from:)`.
 struct RowDecoderCore: Decoder {
     let row: [String: DAOValue]
+    /// The exact bytes of the row's texts that are not valid UTF-8, by column.
+    var exactTexts: [String: [UInt8]] = [:]
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(row: row, codingPath: codingPath))
+        KeyedDecodingContainer(RowKeyedDecodingContainer<Key>(row: row, exactTexts: exactTexts, codingPath: codingPath))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -150,6 +166,7 @@ struct RowDecoderCore: Decoder {
 /// Reads each key from the column of that name.
 struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let row: [String: DAOValue]
+    let exactTexts: [String: [UInt8]]
     var codingPath: [any CodingKey]
 
     var allKeys: [Key] { row.keys.compactMap { Key(stringValue: $0) } }
@@ -162,6 +179,10 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         guard let value = row[key.stringValue] else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no column \"\(key.stringValue)\" in the row"))
         }
+        if let bytes = exactTexts[key.stringValue] {
+            if let data = Data(bytes) as? T { return data }
+            if let array = bytes as? T { return array }
+        }
         return try DAORowDecoder.leaf(T.self, from: value, codingPath: codingPath + [key])
     }
 
@@ -173,7 +194,7 @@ struct RowKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
         throw DecodingError.typeMismatch([Any].self, .init(codingPath: codingPath + [key], debugDescription: "a column holds a value, not a container; decode a nested Decodable instead"))
     }
 
-    func superDecoder() throws -> any Decoder { RowDecoderCore(row: row, codingPath: codingPath) }
+    func superDecoder() throws -> any Decoder { RowDecoderCore(row: row, exactTexts: exactTexts, codingPath: codingPath) }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         throw DecodingError.typeMismatch([String: Any].self, .init(codingPath: codingPath + [key], debugDescription: "a column holds a value, not a decoder"))

@@ -49,7 +49,7 @@ extension SQLDatabase {
         } else {
             let (result, affinities) = try runSelectReportingAffinities(cte.select, context)
             table = try transientTable(for: cte, columns: result.columns, affinities: affinities)
-            for row in result.rows { appendTransientRow(table, row) }
+            for row in result.values { appendTransientRow(table, row) }
         }
         transientTables[key] = table
         return table
@@ -90,11 +90,11 @@ extension SQLDatabase {
         let distinct = recursiveOperator == .union
         var queued = Set<ValueKey>()
         var queue = RecursionQueue(order: try recursiveOrder(select, columns: start.columns.count))
-        func enqueue(_ row: [DAOValue]) {
+        func enqueue(_ row: [SQLValue]) {
             if distinct, !queued.insert(ValueKey(values: row)).inserted { return }
             queue.push(row)
         }
-        for row in start.rows { enqueue(row) }
+        for row in start.values { enqueue(row) }
         let limit = try integerClause(select.limit, context)
         var offset = max(try integerClause(select.offset, context) ?? 0, 0)
         var produced: Int64 = 0
@@ -113,7 +113,7 @@ extension SQLDatabase {
             current.overlay.removeAll(keepingCapacity: true)
             appendTransientRow(current, row)
             for (box, core) in zip(boxes, cores[firstRecursive...]) {
-                let rows = try runSelect(core, context, cache: box).rows
+                let rows = try runSelect(core, context, cache: box).values
                 guard rows.first.map({ $0.count == start.columns.count }) ?? true else {
                     throw SQLExecutionError("SELECTs to the left and right of \(recursiveOperator.name) do not have the same number of result columns")
                 }
@@ -177,7 +177,7 @@ extension SQLDatabase {
     }
 
     /// Appends a row to a transient table (the next rowid; kept in its overlay only).
-    func appendTransientRow(_ table: TableState, _ row: [DAOValue]) {
+    func appendTransientRow(_ table: TableState, _ row: [SQLValue]) {
         let rowid = (table.maxRowid ?? 0) + 1
         table.overlay[rowid] = .some(RowCodec.encode(row, skipping: nil))
         table.insertRowid(rowid)
@@ -188,12 +188,12 @@ extension SQLDatabase {
 /// in, first out).
 struct RecursionQueue {
     let order: [(Int, Bool)]
-    private var rows: [[DAOValue]] = []
+    private var rows: [[SQLValue]] = []
     private var head = 0
 
     init(order: [(Int, Bool)]) { self.order = order }
 
-    mutating func push(_ row: [DAOValue]) {
+    mutating func push(_ row: [SQLValue]) {
         if order.isEmpty {
             rows.append(row)
             return
@@ -207,7 +207,7 @@ struct RecursionQueue {
         rows.insert(row, at: low)
     }
 
-    mutating func pop() -> [DAOValue]? {
+    mutating func pop() -> [SQLValue]? {
         guard head < rows.count else { return nil }
         let row = rows[head]
         head += 1
@@ -218,7 +218,7 @@ struct RecursionQueue {
         return row
     }
 
-    private func compare(_ a: [DAOValue], _ b: [DAOValue]) -> Int {
+    private func compare(_ a: [SQLValue], _ b: [SQLValue]) -> Int {
         for (position, descending) in order {
             let c = SQLValues.compare(a[position], b[position])
             if c != 0 { return descending ? -c : c }

@@ -49,16 +49,16 @@ extension SQLDatabase {
         let order = try compoundOrder(select, cores, compiled)
         let limit = try integerClause(select.limit, context)
         if limit == 0 {
-            return (SQLResult(columns: names, rows: [], changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true), affinities)
+            return (SQLResult(columns: names, values: [], lastInsertRowId: lastInsertRowIdValue, isQuery: true), affinities)
         }
         let offset = max(try integerClause(select.offset, context) ?? 0, 0)
-        var results: [[[DAOValue]]] = []
-        for (core, box) in zip(cores, boxes) { results.append(try runSelect(core, context, cache: box).rows) }
+        var results: [[[SQLValue]]] = []
+        for (core, box) in zip(cores, boxes) { results.append(try runSelect(core, context, cache: box).values) }
         let rows = order.isEmpty
             ? Self.combineUnordered(results, operators)
             : Self.combineOrdered(results, operators, order: order, width: names.count)
         let window = LimitWindow.window(count: rows.count, offset: offset, limit: limit.flatMap { $0 < 0 ? nil : $0 })
-        return (SQLResult(columns: names, rows: Array(rows[window]), changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true),
+        return (SQLResult(columns: names, values: Array(rows[window]), lastInsertRowId: lastInsertRowIdValue, isQuery: true),
                 affinities)
     }
 
@@ -109,7 +109,7 @@ extension SQLDatabase {
     }
 
     /// Rows of a compound without ORDER BY (see the type's comment).
-    static func combineUnordered(_ results: [[[DAOValue]]], _ operators: [CompoundOperator]) -> [[DAOValue]] {
+    static func combineUnordered(_ results: [[[SQLValue]]], _ operators: [CompoundOperator]) -> [[SQLValue]] {
         var current = results[0]
         for (index, op) in operators.enumerated() {
             let right = results[index + 1]
@@ -125,9 +125,9 @@ extension SQLDatabase {
     }
 
     /// Distinct rows in ascending order, a later row replacing an equal earlier one.
-    private static func sortedSet(_ rows: [[DAOValue]]) -> [[DAOValue]] {
+    private static func sortedSet(_ rows: [[SQLValue]]) -> [[SQLValue]] {
         var positions: [ValueKey: Int] = [:]
-        var kept: [[DAOValue]] = []
+        var kept: [[SQLValue]] = []
         for row in rows {
             let key = ValueKey(values: row)
             if let position = positions[key] {
@@ -142,18 +142,18 @@ extension SQLDatabase {
     }
 
     /// Rows of a compound with ORDER BY `order` (positions, descending), merged level by level.
-    static func combineOrdered(_ results: [[[DAOValue]]], _ operators: [CompoundOperator], order: [(Int, Bool)], width: Int) -> [[DAOValue]] {
+    static func combineOrdered(_ results: [[[SQLValue]]], _ operators: [CompoundOperator], order: [(Int, Bool)], width: Int) -> [[SQLValue]] {
         let extended = order + (0..<width).filter { position in !order.contains { $0.0 == position } }.map { ($0, false) }
         // The key of operator i: extended when it or any operator after it dedupes.
         func key(_ i: Int) -> [(Int, Bool)] { operators[i...].contains { $0 != .unionAll } ? extended : order }
-        func compare(_ a: [DAOValue], _ b: [DAOValue], _ key: [(Int, Bool)]) -> Int {
+        func compare(_ a: [SQLValue], _ b: [SQLValue], _ key: [(Int, Bool)]) -> Int {
             for (position, descending) in key {
                 let c = SQLValues.compare(a[position], b[position])
                 if c != 0 { return descending ? -c : c }
             }
             return 0
         }
-        func sorted(_ rows: [[DAOValue]], _ key: [(Int, Bool)]) -> [[DAOValue]] {
+        func sorted(_ rows: [[SQLValue]], _ key: [(Int, Bool)]) -> [[SQLValue]] {
             let keys = rows.map { row in key.map { row[$0.0] } }
             return LimitWindow.sortedIndices(keys, descending: key.map(\.1)).map { rows[$0] }
         }
@@ -161,8 +161,8 @@ extension SQLDatabase {
         for (index, op) in operators.enumerated() {
             let k = key(index)
             let right = sorted(results[index + 1], k)
-            var merged: [[DAOValue]] = []
-            func output(_ row: [DAOValue]) {
+            var merged: [[SQLValue]] = []
+            func output(_ row: [SQLValue]) {
                 // Every operator but UNION ALL drops a row equal to the one output before it.
                 if op != .unionAll, let last = merged.last, SQLValues.compare(last, row) == 0 { return }
                 merged.append(row)

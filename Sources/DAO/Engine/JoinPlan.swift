@@ -46,7 +46,11 @@ final class JoinPlan {
     private(set) var lookupTerms: [PlannerTerms?] = []
     /// Per loop: a rowid equality of `lookupTerms` (the Planner's first choice when there is
     /// one), so the loop reads its one row directly.
-    private(set) var rowidProbes: [(operand: Expr, comparison: Affinity?)?] = []
+    private(set) var rowidProbes: [(operand: Expr, comparison: Affinity?, term: Int?)?] = []
+    /// Per loop: for each conjunct of `lookupTerms`, the index of the term it was made from in
+    /// the loop's `onTerms` (a LEFT JOIN's loop) or `filters` (any other loop), so the terms an
+    /// access path enforces are skipped for the rows it yields.
+    private(set) var lookupOrigins: [[Int]] = []
     /// The access path each loop took for its first outer row (for the plan text).
     var chosen: [AccessPath?] = []
 
@@ -79,6 +83,7 @@ final class JoinPlan {
         filters = Array(repeating: [], count: order.count)
         onTerms = Array(repeating: [], count: order.count)
         var lookups = [Expr?](repeating: nil, count: order.count)
+        lookupOrigins = Array(repeating: [], count: order.count)
         chosen = Array(repeating: nil, count: order.count)
         for term in pool { filters[level(of: term)].append(term) }
         for (s, source) in sources.enumerated() where source.join == .left {
@@ -94,7 +99,12 @@ final class JoinPlan {
             sources[s].columns = local.count == source.width ? nil : local
             guard source.table != nil else { continue }
             let candidates = source.join == .left ? source.on : filters[position[s]]
-            let rewritten = candidates.compactMap { lookupTerm($0, for: source) }
+            var rewritten: [Expr] = []
+            for (number, candidate) in candidates.enumerated() {
+                guard let term = lookupTerm(candidate, for: source) else { continue }
+                rewritten.append(term)
+                lookupOrigins[position[s]].append(number)
+            }
             lookups[position[s]] = rewritten.isEmpty ? nil : rewritten.dropFirst().reduce(rewritten[0]) { .binary(.and, $0, $1) }
         }
         lookupTerms = lookups.map { $0.map(PlannerTerms.init) }
@@ -204,11 +214,11 @@ final class JoinPlan {
     /// Runs the nested loops, calling `body` for each joined row set in `context.row`
     /// (stopping when it returns false).
     func run(_ database: SQLDatabase, _ context: RowContext, _ body: () throws -> Bool) throws {
-        var materialized = [[[DAOValue]]](repeating: [], count: sources.count)
+        var materialized = [[[SQLValue]]](repeating: [], count: sources.count)
         for (s, source) in sources.enumerated() {
             if let subquery = source.subquery { materialized[s] = try SubqueryRunner.rows(subquery, context) }
         }
-        context.row = [DAOValue](repeating: .null, count: width)
+        context.row = [SQLValue](repeating: .null, count: width)
         chosen = Array(repeating: nil, count: order.count)
         try withoutActuallyEscaping(body) { body in
             let loops = NestedLoops(plan: self, database: database, context: context, materialized: materialized, body: body)

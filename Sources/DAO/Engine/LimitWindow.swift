@@ -4,9 +4,9 @@ enum LimitWindow {
     /// What the result columns of one row (or aggregate group) need, kept until the row is
     /// known to be returned.
     struct DeferredRow {
-        let row: [DAOValue]
+        let row: [SQLValue]
         let rowid: Int64
-        let aggregates: [DAOValue]
+        let aggregates: [SQLValue]
 
         init(_ context: RowContext) {
             row = context.row
@@ -31,7 +31,7 @@ enum LimitWindow {
     /// Row positions in ORDER BY order: by `keys` (one array per row, one value per term),
     /// each term ascending or `descending`; ties keep the order the rows came in.
     /// - Complexity: O(n log n) comparisons.
-    static func sortedIndices(_ keys: [[DAOValue]], descending: [Bool]) -> [Int] {
+    static func sortedIndices(_ keys: [[SQLValue]], descending: [Bool]) -> [Int] {
         var indices = Array(keys.indices)
         indices.sort { a, b in
             for (i, down) in descending.enumerated() {

@@ -13,27 +13,36 @@ final class NestedLoops {
     private let filters: [[Expr]]
     private let onTerms: [[Expr]]
     private let lookupTerms: [PlannerTerms?]
-    private let rowidProbes: [(operand: Expr, comparison: Affinity?)?]
+    private let rowidProbes: [(operand: Expr, comparison: Affinity?, term: Int?)?]
+    private let lookupOrigins: [[Int]]
+    /// Per level: whether its lookup terms came from its ON terms (a LEFT JOIN) or its filters.
+    private let lookupsFromOn: [Bool]
     private let database: SQLDatabase
     private let context: RowContext
     /// The context the inner loops plan in: the joined row is its enclosing row.
     private let plannerContext: RowContext
-    private let materialized: [[[DAOValue]]]
+    private let materialized: [[[SQLValue]]]
     private let body: () throws -> Bool
     /// Per source: the row decoded last.
-    @exclusivity(unchecked) private var buffers: [[DAOValue]]
+    @exclusivity(unchecked) private var buffers: [[SQLValue]]
     /// Per level: whether a row passed the level's ON terms (a LEFT JOIN's null row otherwise).
     @exclusivity(unchecked) private var matched: [Bool]
     /// The access path each level took first (the plan text).
     @exclusivity(unchecked) private(set) var chosen: [AccessPath?]
+    /// Per level whose lookup is a single `column = operand`: the index the Planner chose for
+    /// it once and the lookup conjuncts that choice enforced; later entries build that index's
+    /// one-key range from the operand's value.
+    @exclusivity(unchecked) private var equalityIndex: [(index: Int, consumed: [Int])?]
 
-    init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[DAOValue]]], body: @escaping () throws -> Bool) {
+    init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[SQLValue]]], body: @escaping () throws -> Bool) {
         sources = plan.sources
         order = plan.order
         filters = plan.filters
         onTerms = plan.onTerms
         lookupTerms = plan.lookupTerms
         rowidProbes = plan.rowidProbes
+        lookupOrigins = plan.lookupOrigins
+        lookupsFromOn = plan.order.map { plan.sources[$0].join == .left }
         self.database = database
         self.context = context
         self.materialized = materialized
@@ -45,11 +54,39 @@ final class NestedLoops {
         buffers = Array(repeating: [], count: sources.count)
         matched = Array(repeating: false, count: order.count)
         chosen = Array(repeating: nil, count: order.count)
+        equalityIndex = Array(repeating: nil, count: order.count)
     }
 
-    private func passes(_ terms: [Expr]) throws -> Bool {
-        for term in terms where try Evaluator.condition(term, context) != true { return false }
+    /// The access path of a level's lookup terms for the current outer rows, and the lookup
+    /// conjuncts it enforces.
+    private func path(_ level: Int, _ terms: PlannerTerms, _ table: TableState) throws -> (AccessPath, consumed: [Int]) {
+        let equality = terms.singleEquality
+        if let equality, let cached = equalityIndex[level] {
+            let raw = try Evaluator.evaluate(equality.operand, plannerContext)
+            // `column = NULL` admits no row (the term stays among the level's filters).
+            if case .null = raw { return (.rowids([]), []) }
+            let value = SQLValues.apply(equality.comparison, to: raw)
+            return (.indexRanges(index: cached.index, ranges: [KeyRange(lower: [value], upper: [value])], reverse: false), cached.consumed)
+        }
+        let choice = try Planner(table: table, context: plannerContext).choose(terms, orderBy: nil)
+        if equality != nil, case .indexRanges(let index, let ranges, reverse: false) = choice.0, ranges.count == 1 {
+            equalityIndex[level] = (index, choice.consumed)
+        }
+        return (choice.0, choice.consumed)
+    }
+
+    private func passes(_ terms: [Expr], skipping: [Int] = []) throws -> Bool {
+        for (number, term) in terms.enumerated() where try !skipping.contains(number) && Evaluator.condition(term, context) != true {
+            return false
+        }
         return true
+    }
+
+    /// The level's ON (LEFT JOIN) or filter terms that `consumed` lookup conjuncts came from:
+    /// rows the access path yields satisfy them.
+    private func origins(_ level: Int, _ consumed: [Int]) -> [Int] {
+        guard !consumed.isEmpty, lookupTerms[level]?.conjuncts.count == lookupOrigins[level].count else { return [] }
+        return consumed.map { lookupOrigins[level][$0] }
     }
 
     /// Runs level `level` and the levels inside it; false once `body` asked to stop.
@@ -65,16 +102,19 @@ final class NestedLoops {
                 if chosen[level] == nil { chosen[level] = .rowids([]) }
                 let value = try Evaluator.evaluate(probe.operand, plannerContext)
                 if let rowid = PlannerTerms.rowid(of: value, comparison: probe.comparison) {
-                    going = try enter(level, source, table, rowid)
+                    going = try enter(level, source, table, rowid, skipping: origins(level, probe.term.map { [$0] } ?? []))
                 }
             } else {
                 var path = AccessPath.fullScan(reverse: false)
+                var skipping: [Int] = []
                 if let terms = lookupTerms[level] {
-                    path = try Planner(table: table, context: plannerContext).choose(terms, orderBy: nil).0
+                    let choice = try self.path(level, terms, table)
+                    path = choice.0
+                    skipping = origins(level, choice.consumed)
                 }
                 if chosen[level] == nil { chosen[level] = path }
                 try database.scan(table, path) { rowid in
-                    going = try enter(level, source, table, rowid)
+                    going = try enter(level, source, table, rowid, skipping: skipping)
                     return going
                 }
             }
@@ -94,7 +134,7 @@ final class NestedLoops {
     }
 
     /// Reads row `rowid` of `source` into the joined row and visits it; false to stop.
-    private func enter(_ level: Int, _ source: JoinPlan.Source, _ table: TableState, _ rowid: Int64) throws -> Bool {
+    private func enter(_ level: Int, _ source: JoinPlan.Source, _ table: TableState, _ rowid: Int64, skipping: [Int]) throws -> Bool {
         guard try database.load(table, rowid, columns: source.columns, into: &buffers[order[level]]) else { return true }
         let row = buffers[order[level]]
         if let columns = source.columns {
@@ -103,14 +143,17 @@ final class NestedLoops {
             for i in 0..<source.width { context.row[source.offset + i] = row[i] }
         }
         context.row[source.offset + source.width] = .integer(rowid)
-        return try visit(level)
+        return try visit(level, skipping: skipping)
     }
 
     /// Checks the current row of `level` and runs the levels inside it; false to stop.
-    private func visit(_ level: Int) throws -> Bool {
-        guard try passes(onTerms[level]) else { return true }
+    /// `skipping`: terms (of the ON terms for a LEFT JOIN's level, else of the filters) the
+    /// row's access path enforced.
+    private func visit(_ level: Int, skipping: [Int] = []) throws -> Bool {
+        let fromOn = lookupsFromOn[level]
+        guard try passes(onTerms[level], skipping: fromOn ? skipping : []) else { return true }
         matched[level] = true
-        guard try passes(filters[level]) else { return true }
+        guard try passes(filters[level], skipping: fromOn ? [] : skipping) else { return true }
         return try loop(level + 1)
     }
 }

@@ -22,9 +22,9 @@ enum AccessPath {
 
 /// A range of index keys in index order: a key prefix bound at each end (nil = open).
 struct KeyRange {
-    var lower: [DAOValue]?
+    var lower: [SQLValue]?
     var lowerInclusive = true
-    var upper: [DAOValue]?
+    var upper: [SQLValue]?
     var upperInclusive = true
 }
 
@@ -36,60 +36,75 @@ struct Planner {
 
     /// A usable predicate on one column (slot) with constant operands.
     private enum Predicate {
-        case equal([DAOValue])
-        case lower(DAOValue, inclusive: Bool)
-        case upper(DAOValue, inclusive: Bool)
+        case equal([SQLValue])
+        case lower(SQLValue, inclusive: Bool)
+        case upper(SQLValue, inclusive: Bool)
         case likePrefix(String)
     }
 
-    private func constant(_ expr: Expr) throws -> DAOValue {
+    private func constant(_ expr: Expr) throws -> SQLValue {
         try Evaluator.evaluate(expr, context)
     }
 
+    /// A predicate found, with the shape it came from (`PlannerTerms.shapes` index) and whether
+    /// a path that applies every predicate of that shape enforces its term exactly.
+    private typealias Found = (slot: Int, predicate: Predicate, shape: Int, exact: Bool)
+
     /// The predicates of `shapes` with their operands evaluated in this planner's context.
-    private func predicates(_ shapes: PlannerTerms) throws -> [(slot: Int, predicate: Predicate)] {
+    private func predicates(_ shapes: PlannerTerms) throws -> [Found] {
         // Labelled as the result type: an unlabelled array would be converted element by element.
-        var found: [(slot: Int, predicate: Predicate)] = []
+        var found: [Found] = []
         found.reserveCapacity(shapes.shapes.count + 1)
-        for shape in shapes.shapes {
+        for (number, shape) in shapes.shapes.enumerated() {
             switch shape.kind {
             case .compare(let operation, let other, let comparison):
                 let raw = try constant(other)
                 if case .null = raw { continue }
                 let value = SQLValues.apply(comparison, to: raw)
+                // replace()'s result keeps its storage class in a comparison (F19): the
+                // evaluator would not convert it as the key was.
+                let exact = !other.keepsStorageClass
                 switch operation {
-                case .equal, .isOp: found.append((shape.slot, .equal([value])))
-                case .less: found.append((shape.slot, .upper(value, inclusive: false)))
-                case .lessEqual: found.append((shape.slot, .upper(value, inclusive: true)))
-                case .greater: found.append((shape.slot, .lower(value, inclusive: false)))
-                case .greaterEqual: found.append((shape.slot, .lower(value, inclusive: true)))
+                case .equal, .isOp: found.append((shape.slot, .equal([value]), number, exact))
+                case .less: found.append((shape.slot, .upper(value, inclusive: false), number, exact))
+                case .lessEqual: found.append((shape.slot, .upper(value, inclusive: true), number, exact))
+                case .greater: found.append((shape.slot, .lower(value, inclusive: false), number, exact))
+                case .greaterEqual: found.append((shape.slot, .lower(value, inclusive: true), number, exact))
                 default: break
                 }
             case .inList(let items, let comparison):
-                var values: [DAOValue] = []
+                var values: [SQLValue] = []
                 for item in items {
                     let raw = try constant(item)
                     if case .null = raw { continue }
                     values.append(SQLValues.apply(comparison, to: raw))
                 }
-                found.append((shape.slot, .equal(values)))
+                found.append((shape.slot, .equal(values), number, !items.contains(where: \.keepsStorageClass)))
             case .inSelect(let plan, let comparison):
                 // An uncorrelated IN (SELECT ...): its values, with the IN's affinity, as keys.
-                var values: [DAOValue] = []
+                var values: [SQLValue] = []
                 for row in try SubqueryRunner.rows(plan, context) {
                     guard let raw = row.first else { continue }
                     if case .null = raw { continue }
                     values.append(SQLValues.apply(comparison, to: raw))
                 }
-                found.append((shape.slot, .equal(values)))
+                found.append((shape.slot, .equal(values), number, true))
             case .between(let low, let lowComparison, let high, let highComparison):
                 let l = try constant(low), h = try constant(high)
-                if case .null = l {} else { found.append((shape.slot, .lower(SQLValues.apply(lowComparison, to: l), inclusive: true))) }
-                if case .null = h {} else { found.append((shape.slot, .upper(SQLValues.apply(highComparison, to: h), inclusive: true))) }
+                // With a NULL bound the term is never true, though the other bound still
+                // narrows the scan: only both bounds together enforce it.
+                var exact = !low.keepsStorageClass && !high.keepsStorageClass
+                if case .null = l { exact = false } else if case .null = h { exact = false }
+                if case .null = l {} else { found.append((shape.slot, .lower(SQLValues.apply(lowComparison, to: l), inclusive: true), number, exact)) }
+                if case .null = h {} else { found.append((shape.slot, .upper(SQLValues.apply(highComparison, to: h), inclusive: true), number, exact)) }
             case .like(let pattern):
                 if case .text(let text) = try constant(pattern) {
-                    let prefix = String(text.unicodeScalars.prefix { $0 != "%" && $0 != "_" })
-                    if !prefix.isEmpty { found.append((shape.slot, .likePrefix(prefix))) }
+                    // ASCII only: a text matches an ASCII pattern character only with that
+                    // byte, while a non-ASCII one can also be matched by other bytes (SQLite's
+                    // reading of ill-formed UTF-8), which a key range would miss.
+                    let prefix = String(text.unicodeScalars.prefix { $0 != "%" && $0 != "_" && $0 != "\u{0}" && $0.isASCII })
+                    // The range holds more than the pattern matches: never exact.
+                    if !prefix.isEmpty { found.append((shape.slot, .likePrefix(prefix), number, false)) }
                 }
             }
         }
@@ -111,16 +126,36 @@ struct Planner {
 
     /// The access path, and whether it already yields rows in ORDER BY order.
     func choose(where whereClause: Expr?, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, ordered: Bool) {
-        try choose(PlannerTerms(whereClause), orderBy: orderBy)
+        let choice = try choose(PlannerTerms(whereClause), orderBy: orderBy)
+        return (choice.0, choice.ordered)
     }
 
     /// The access path for terms analysed once (a join's inner loop plans with the same terms
-    /// for every row of the loops around it: only their operands' values change).
-    func choose(_ terms: PlannerTerms, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, ordered: Bool) {
+    /// for every row of the loops around it: only their operands' values change), whether it
+    /// yields rows in ORDER BY order, and the terms (`PlannerTerms.conjuncts` indexes) it
+    /// enforces exactly: every row it yields satisfies them, so they need not be evaluated
+    /// again (SQLite's consumed terms). A LIKE prefix, a rowid range and a range bound that
+    /// another bound replaced are not among them.
+    func choose(_ terms: PlannerTerms, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, ordered: Bool, consumed: [Int]) {
+        let (path, ordered, shapes) = try choosePath(terms, orderBy: orderBy)
+        return (path, ordered, shapes.map { terms.shapes[$0].term })
+    }
+
+    /// `choose`, with the consumed terms as shape indexes.
+    private func choosePath(_ terms: PlannerTerms, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, Bool, [Int]) {
         let found = try predicates(terms)
+        /// The shapes of `used` (indexes into `found`) whose every predicate is among them.
+        func enforced(_ used: [Int]) -> [Int] {
+            var shapes: [Int] = []
+            for i in used where found[i].exact && !shapes.contains(found[i].shape) {
+                let shape = found[i].shape
+                if found.indices.allSatisfy({ found[$0].shape != shape || used.contains($0) }) { shapes.append(shape) }
+            }
+            return shapes
+        }
 
         // 1. Rowid equality or IN.
-        for (slot, predicate) in found where isRowidSlot(slot) {
+        for (position, (slot, predicate, _, _)) in found.enumerated() where isRowidSlot(slot) {
             if case .equal(let values) = predicate {
                 var ids: [Int64] = []
                 for value in values {
@@ -130,26 +165,28 @@ struct Planner {
                 let sorted = ids.count <= 1 ? ids : Array(Set(ids)).sorted()
                 let wantsReverse = orderBy.map { $0.count == 1 && isRowidSlot($0[0].slot) && $0[0].descending } ?? false
                 let ordered = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
-                return (.rowids(wantsReverse ? sorted.reversed() : sorted), ordered && sorted.count <= 1 || ordered)
+                return (.rowids(wantsReverse ? sorted.reversed() : sorted), ordered && sorted.count <= 1 || ordered, enforced([position]))
             }
         }
         // 2. Index equality on a leading prefix (longest prefix wins; unique indexes first).
-        var best: (index: Int, keys: [[DAOValue]], length: Int)?
-        for (number, index) in table.indexes.enumerated() {
-            var keys: [[DAOValue]] = [[]]
+        var best: (index: Int, keys: [[SQLValue]], length: Int, used: [Int])?
+        for number in table.indexes.indices {
+            var keys: [[SQLValue]] = [[]]
             var length = 0
-            for column in index.schema.columns {
-                let equality = found.first { entry in
+            var used: [Int] = []
+            for column in table.indexes[number].schema.columns {
+                let position = found.firstIndex { entry in
                     guard entry.slot == column, case .equal = entry.predicate else { return false }
                     return true
                 }
-                guard let equality, case .equal(let candidates) = equality.predicate else { break }
+                guard let position, case .equal(let candidates) = found[position].predicate else { break }
                 keys = keys.flatMap { key in candidates.map { key + [$0] } }
                 length += 1
+                used.append(position)
                 if keys.count > 256 { break }
             }
-            if length > 0, best == nil || length > best!.length || (length == best!.length && index.schema.unique) {
-                best = (number, keys, length)
+            if length > 0, best.map({ length > $0.length || (length == $0.length && table.indexes[number].schema.unique) }) ?? true {
+                best = (number, keys, length, used)
             }
         }
         if let best {
@@ -163,73 +200,87 @@ struct Planner {
             }
             let ranges = unique.map { KeyRange(lower: $0, upper: $0) }
             let (ordered, reverse) = orderSatisfied(by: index, skipping: best.length, orderBy, single: unique.count == 1)
-            return (.indexRanges(index: best.index, ranges: reverse ? ranges.reversed() : ranges, reverse: reverse), ordered)
+            return (.indexRanges(index: best.index, ranges: reverse ? ranges.reversed() : ranges, reverse: reverse), ordered, enforced(best.used))
         }
-        // 3. Rowid range.
+        // 3. Rowid range. Every bound applies (the largest lower, the smallest upper), so each
+        // is enforced, except a real beyond the rowids' range, whose bound saturates.
         var lowerRowid: Int64?, upperRowid: Int64?
-        for (slot, predicate) in found where isRowidSlot(slot) {
+        var used: [Int] = []
+        for (position, (slot, predicate, _, _)) in found.enumerated() where isRowidSlot(slot) {
             switch predicate {
             case .lower(let value, let inclusive):
                 guard let bound = integerBound(value, lower: true, inclusive: inclusive) else { continue }
                 lowerRowid = max(lowerRowid ?? Int64.min, bound)
+                if Self.boundIsExact(value) { used.append(position) }
             case .upper(let value, let inclusive):
                 guard let bound = integerBound(value, lower: false, inclusive: inclusive) else { continue }
                 upperRowid = min(upperRowid ?? Int64.max, bound)
+                if Self.boundIsExact(value) { used.append(position) }
             default: continue
             }
         }
         let rowidOrder = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
         let rowidReverse = orderBy.map { $0.count == 1 && $0[0].descending } ?? false
         if lowerRowid != nil || upperRowid != nil {
-            return (.rowidRange(lower: lowerRowid ?? Int64.min, upper: upperRowid ?? Int64.max, reverse: rowidReverse && rowidOrder), rowidOrder)
+            return (.rowidRange(lower: lowerRowid ?? Int64.min, upper: upperRowid ?? Int64.max, reverse: rowidReverse && rowidOrder),
+                    rowidOrder, enforced(used))
         }
         // 4. Index range (or LIKE prefix) on the first column of an index.
-        for (number, index) in table.indexes.enumerated() {
+        for number in table.indexes.indices {
+            let index = table.indexes[number]
             let first = index.schema.columns[0]
             let descending = index.schema.descending[0]
             var range = KeyRange()
             var usable = false
             var ranges: [KeyRange]?
-            for (slot, predicate) in found where slot == first {
+            // The predicates whose bounds the range ends with (a later bound replaces one).
+            var lowerFrom: Int?, upperFrom: Int?
+            for (position, (slot, predicate, _, _)) in found.enumerated() where slot == first {
                 switch predicate {
                 case .lower(let value, let inclusive):
                     usable = true
-                    if descending { range.upper = [value]; range.upperInclusive = inclusive }
-                    else { range.lower = [value]; range.lowerInclusive = inclusive }
+                    if descending { range.upper = [value]; range.upperInclusive = inclusive; upperFrom = position }
+                    else { range.lower = [value]; range.lowerInclusive = inclusive; lowerFrom = position }
                 case .upper(let value, let inclusive):
                     usable = true
-                    if descending { range.lower = [value]; range.lowerInclusive = inclusive }
-                    else { range.upper = [value]; range.upperInclusive = inclusive }
+                    if descending { range.lower = [value]; range.lowerInclusive = inclusive; lowerFrom = position }
+                    else { range.upper = [value]; range.upperInclusive = inclusive; upperFrom = position }
                 case .likePrefix(let prefix) where !descending:
                     ranges = Planner.likeRanges(prefix)
                 default: continue
                 }
             }
             if let ranges {
-                return (.indexRanges(index: number, ranges: ranges, reverse: false), orderBy?.isEmpty ?? true)
+                return (.indexRanges(index: number, ranges: ranges, reverse: false), orderBy?.isEmpty ?? true, [])
             }
             if usable {
                 // Values below every number or text: NULLs never satisfy a range.
                 if range.lower == nil && !descending { range.lower = [.null]; range.lowerInclusive = false }
                 if range.upper == nil && descending { range.upper = [.null]; range.upperInclusive = false }
                 let (ordered, reverse) = orderSatisfied(by: index, skipping: 0, orderBy, single: true)
-                return (.indexRanges(index: number, ranges: [range], reverse: reverse), ordered)
+                return (.indexRanges(index: number, ranges: [range], reverse: reverse), ordered, enforced([lowerFrom, upperFrom].compactMap { $0 }))
             }
         }
         // 5. ORDER BY served by an index or the rowid order.
         if let orderBy, !orderBy.isEmpty {
-            if rowidOrder { return (.fullScan(reverse: rowidReverse), true) }
-            for (number, index) in table.indexes.enumerated() {
-                let (ordered, reverse) = orderSatisfied(by: index, skipping: 0, orderBy, single: true)
-                if ordered { return (.indexRanges(index: number, ranges: [KeyRange()], reverse: reverse), true) }
+            if rowidOrder { return (.fullScan(reverse: rowidReverse), true, []) }
+            for number in table.indexes.indices {
+                let (ordered, reverse) = orderSatisfied(by: table.indexes[number], skipping: 0, orderBy, single: true)
+                if ordered { return (.indexRanges(index: number, ranges: [KeyRange()], reverse: reverse), true, []) }
             }
         }
-        return (.fullScan(reverse: false), rowidOrder)
+        return (.fullScan(reverse: false), rowidOrder, [])
     }
 
-    /// Key ranges holding every text that starts with a case variant of `prefix` (LIKE folds
-    /// ASCII letters), then the blobs (which LIKE also reads as text).
+    /// Key ranges holding every text whose bytes start with a case variant of the ASCII
+    /// `prefix` (LIKE folds ASCII letters), valid UTF-8 or not, then the blobs (which LIKE also
+    /// reads as text). Each range ends before the prefix's byte successor.
     static func likeRanges(_ prefix: String) -> [KeyRange] {
+        func range(from lower: [UInt8], to upper: [UInt8]) -> KeyRange {
+            var successor = upper
+            successor[successor.count - 1] += 1   // an ASCII byte: no carry
+            return KeyRange(lower: [.text(bytes: lower)], upper: [.text(bytes: successor)], upperInclusive: false)
+        }
         let bytes = Array(prefix.utf8)
         let letters = bytes.filter { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }.count
         var ranges: [KeyRange] = []
@@ -240,12 +291,11 @@ struct Planner {
                 let upper = b >= 0x61 && b <= 0x7A ? b - 0x20 : b
                 variants = lower == upper ? variants.map { $0 + [b] } : variants.flatMap { [$0 + [upper], $0 + [lower]] }
             }
-            let texts = variants.map { String(decoding: $0, as: UTF8.self) }.sorted { SQLValues.compareText($0, $1) < 0 }
-            ranges = texts.map { KeyRange(lower: [.text($0)], upper: [.text($0 + "\u{10FFFF}")]) }
+            ranges = variants.sorted { SQLValues.compareBytes($0, $1) < 0 }.map { range(from: $0, to: $0) }
         } else {
-            let upperCased = String(decoding: bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
-            let lowerCased = String(decoding: bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
-            ranges = [KeyRange(lower: [.text(upperCased)], upper: [.text(lowerCased + "\u{10FFFF}")])]
+            let upperCased = bytes.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }
+            let lowerCased = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+            ranges = [range(from: upperCased, to: lowerCased)]
         }
         ranges.append(KeyRange(lower: [.blob([])], upper: nil))
         return ranges
@@ -276,7 +326,18 @@ struct Planner {
     }
 
     /// The smallest (lower) or largest (upper) integer rowid the bound allows; nil if not numeric.
-    private func integerBound(_ value: DAOValue, lower: Bool, inclusive: Bool) -> Int64? {
+    /// Whether a rowid bound from `value` admits exactly the rowids the comparison does: an
+    /// integer, or a real within the 64-bit range (beyond it `integerBound` saturates, and
+    /// rowid Int64.max is not >= 1e19).
+    private static func boundIsExact(_ value: SQLValue) -> Bool {
+        switch value {
+        case .integer: return true
+        case .real(let r): return r >= -9223372036854775808.0 && r < 9223372036854775808.0
+        default: return false
+        }
+    }
+
+    private func integerBound(_ value: SQLValue, lower: Bool, inclusive: Bool) -> Int64? {
         switch value {
         case .integer(let i):
             if inclusive { return i }
@@ -363,8 +424,10 @@ extension SQLDatabase {
                     position = previous
                 }
             } else {
+                // `<`, not `!=`: a range whose upper bound lies below its lower one (`x BETWEEN
+                // 7 AND 6`) ends before it starts and holds nothing.
                 var position = start
-                while position != end {
+                while position.chunk < end.chunk || (position.chunk == end.chunk && position.index < end.index) {
                     guard let going = try visit(position) else { break }
                     if !going { return }
                     position = entries.next(position)

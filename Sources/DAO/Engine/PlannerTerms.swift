@@ -23,27 +23,41 @@ struct PlannerTerms {
         /// The table slot constrained (-1: the rowid).
         let slot: Int
         let kind: Kind
+        /// The WHERE conjunct it came from (`conjuncts` index).
+        var term = 0
     }
 
     let shapes: [Shape]
+    /// The WHERE clause's conjuncts, in order.
+    let conjuncts: [Expr]
 
     /// The operand of the first rowid equality (`rowid = x`, `rowid IS x`, with the rowid slot
     /// -1 or the table's INTEGER PRIMARY KEY column `rowidColumn`) and its comparison affinity:
     /// the Planner's first choice whenever such a term exists, so a caller may look the row up
     /// directly (`rowid(of:)`) instead of planning.
-    func rowidEquality(rowidColumn: Int?) -> (operand: Expr, comparison: Affinity?)? {
+    /// `term` is its conjunct, which a row read by that rowid satisfies (unless the operand is
+    /// replace()'s result, whose storage class a comparison keeps: then nil).
+    func rowidEquality(rowidColumn: Int?) -> (operand: Expr, comparison: Affinity?, term: Int?)? {
         for shape in shapes where shape.slot == -1 || shape.slot == rowidColumn {
             if case .compare(let op, let operand, let comparison) = shape.kind, op == .equal || op == .isOp {
-                return (operand, comparison)
+                return (operand, comparison, operand.keepsStorageClass ? nil : shape.term)
             }
         }
         return nil
     }
 
+    /// The operand and comparison affinity when the terms are one `column = operand` and
+    /// nothing else: the Planner then picks the same index for every non-NULL value (or the
+    /// rowid), so a caller that saw its choice once may build the path from the value alone.
+    var singleEquality: (operand: Expr, comparison: Affinity?)? {
+        guard shapes.count == 1, case .compare(.equal, let operand, let comparison) = shapes[0].kind else { return nil }
+        return (operand, comparison)
+    }
+
     /// The rowid an equality operand's value names, as the Planner reads it: an integer, or a
     /// real holding one exactly, after the comparison affinity; nil when it names no row (NULL,
     /// a fraction, a text or blob that stays one).
-    static func rowid(of value: DAOValue, comparison: Affinity?) -> Int64? {
+    static func rowid(of value: SQLValue, comparison: Affinity?) -> Int64? {
         switch SQLValues.apply(comparison, to: value) {
         case .integer(let i): return i
         case .real(let r): return SQLValues.exactInteger(r)
@@ -55,7 +69,10 @@ struct PlannerTerms {
     /// constants, under a comparison that keeps the index order (`Planner.indexOrderHolds`).
     init(_ whereClause: Expr?) {
         var shapes: [Shape] = []
-        for term in whereClause?.conjuncts ?? [] {
+        let conjuncts = whereClause?.conjuncts ?? []
+        for (number, term) in conjuncts.enumerated() {
+            let before = shapes.count
+            defer { if shapes.count > before { shapes[before].term = number } }
             switch term {
             case .binary(let op, let l, let r) where PlannerTerms.isComparison(op):
                 var column = l, other = r, operation = op
@@ -88,6 +105,18 @@ struct PlannerTerms {
             }
         }
         self.shapes = shapes
+        self.conjuncts = conjuncts
+    }
+
+    /// The WHERE clause without the conjuncts `consumed` (an access path enforces them): the
+    /// others joined by AND in their order; nil when none is left. Dropping a conjunct that is
+    /// true for every row changes neither the result nor which operands get evaluated.
+    func residual(without consumed: [Int]) -> Expr? {
+        var result: Expr?
+        for (number, term) in conjuncts.enumerated() where !consumed.contains(number) {
+            result = result.map { .binary(.and, $0, term) } ?? term
+        }
+        return result
     }
 
     private static func isComparison(_ op: BinaryOperator) -> Bool {

@@ -6,17 +6,17 @@ struct RowCapture {
     var table: TableState?
     /// Each row: the rowid it is returned in the order of (an UPDATE's old rowid), its rowid
     /// and values.
-    var rows: [(order: Int64, rowid: Int64, row: [DAOValue])] = []
+    var rows: [(order: Int64, rowid: Int64, row: [SQLValue])] = []
     /// An UPDATE's old rowid of the row being changed (its delete comes before its insert).
     var deletedRowid: Int64?
 
-    mutating func inserted(_ table: TableState, _ rowid: Int64, _ row: [DAOValue]) {
+    mutating func inserted(_ table: TableState, _ rowid: Int64, _ row: [SQLValue]) {
         guard (mode == .inserted || mode == .updated), self.table === table else { return }
         rows.append((deletedRowid ?? rowid, rowid, row))
         deletedRowid = nil
     }
 
-    mutating func deleted(_ table: TableState, _ rowid: Int64, _ row: [DAOValue]) {
+    mutating func deleted(_ table: TableState, _ rowid: Int64, _ row: [SQLValue]) {
         guard self.table === table else { return }
         if mode == .deleted { rows.append((rowid, rowid, row)) } else if mode == .updated { deletedRowid = rowid }
     }
@@ -64,13 +64,13 @@ extension SQLDatabase {
         var result = try run()
         let context = RowContext(parameters: self.context.parameters)
         context.database = self
-        var rows: [[DAOValue]] = []
+        var rows: [[SQLValue]] = []
         // SQLite changes the rows an UPDATE or DELETE matched in rowid order (its RowSet).
         let captured = mode == .inserted ? rowCapture.rows : rowCapture.rows.sorted { $0.order < $1.order }
         for (_, rowid, row) in captured {
             context.row = row
             context.rowid = rowid
-            var values: [DAOValue] = []
+            var values: [SQLValue] = []
             for expr in outputs {
                 let value = try Evaluator.evaluate(expr, context)
                 // SQLite 3.40 returns a REAL column's new integral value that fits in 6 bytes
@@ -85,7 +85,7 @@ extension SQLDatabase {
             rows.append(values)
         }
         result.columns = names
-        result.rows = rows
+        result.values = rows
         result.isQuery = true
         return result
     }

@@ -64,9 +64,9 @@ extension SQLDatabase {
         }
         let table = compiled.table, targets = compiled.targets
         let columns = table.definition.columns
-        var sourceRows: [[DAOValue]] = []
+        var sourceRows: [[SQLValue]] = []
         if let select = insert.select {
-            sourceRows = try runSelect(select, context).rows
+            sourceRows = try runSelect(select, context).values
             if let first = sourceRows.first, first.count != targets.count {
                 throw SQLExecutionError(insert.columns == nil
                     ? "table \(table.name) has \(targets.count) columns but \(first.count) values were supplied"
@@ -83,9 +83,9 @@ extension SQLDatabase {
         let upsert = try insert.upsert.map { try compileUpsert($0, table, context) }   // Upsert.swift
         var changes = 0
         for source in sourceRows {
-            var row = [DAOValue](repeating: .null, count: columns.count)
+            var row = [SQLValue](repeating: .null, count: columns.count)
             var given = [Bool](repeating: false, count: columns.count)
-            var explicitRowid: DAOValue?
+            var explicitRowid: SQLValue?
             for (position, target) in targets.enumerated() {
                 if target < 0 { explicitRowid = source[position]; continue }
                 row[target] = source[position]
@@ -101,14 +101,14 @@ extension SQLDatabase {
         return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
     }
 
-    func defaultValue(_ column: ColumnSchema, _ context: RowContext) throws -> DAOValue {
+    func defaultValue(_ column: ColumnSchema, _ context: RowContext) throws -> SQLValue {
         guard let expr = column.defaultValue else { return .null }
         var resolver = Resolver(table: nil)
         return try Evaluator.evaluate(try resolver.resolve(expr, allowAggregates: false), RowContext(parameters: []))
     }
 
     /// The rowid a value names, or "datatype mismatch".
-    func rowidValue(_ value: DAOValue) throws -> Int64? {
+    func rowidValue(_ value: SQLValue) throws -> Int64? {
         switch SQLValues.apply(.integer, to: value) {
         case .null: return nil
         case .integer(let i): return i
@@ -134,7 +134,7 @@ extension SQLDatabase {
     func columnName(_ table: TableState, _ index: Int) -> String { "\(table.name).\(table.definition.columns[index].name)" }
 
     /// Applies affinity and checks NOT NULL; nil when the row is to be skipped (OR IGNORE).
-    func prepareRow(_ table: TableState, _ row: inout [DAOValue], mode: ConflictMode, _ context: RowContext) throws -> Bool {
+    func prepareRow(_ table: TableState, _ row: inout [SQLValue], mode: ConflictMode, _ context: RowContext) throws -> Bool {
         let columns = table.definition.columns
         for index in columns.indices {
             row[index] = SQLValues.apply(columns[index].affinity, to: row[index])
@@ -157,7 +157,7 @@ extension SQLDatabase {
 
     /// Rowids of rows other than `except` that collide with `row` in a unique index, with the
     /// index's columns for the error message.
-    func conflicts(_ table: TableState, row: [DAOValue], except: Int64?) -> [(rowid: Int64, index: Int)] {
+    func conflicts(_ table: TableState, row: [SQLValue], except: Int64?) -> [(rowid: Int64, index: Int)] {
         var found: [(Int64, Int)] = []
         for (number, index) in table.indexes.enumerated() where index.schema.unique {
             let key = index.key(of: row)
@@ -176,7 +176,7 @@ extension SQLDatabase {
     }
 
     /// Inserts one row; returns whether it was inserted.
-    func insertOne(_ table: TableState, row: [DAOValue], explicitRowid: DAOValue?, mode: ConflictMode,
+    func insertOne(_ table: TableState, row: [SQLValue], explicitRowid: SQLValue?, mode: ConflictMode,
                    upsert: CompiledUpsert? = nil) throws -> Bool {
         var row = row
         let context = RowContext(parameters: [])
@@ -226,10 +226,10 @@ extension SQLDatabase {
     // MARK: UPDATE and DELETE
 
     /// Rowids matching `whereClause`, collected before any change.
-    func matchingRows(_ table: TableState, _ whereClause: Expr?, _ context: RowContext) throws -> [(Int64, [DAOValue])] {
+    func matchingRows(_ table: TableState, _ whereClause: Expr?, _ context: RowContext) throws -> [(Int64, [SQLValue])] {
         let (path, _) = try Planner(table: table, context: context).choose(where: whereClause, orderBy: nil)
         lastAccess = (path, false)
-        var matches: [(Int64, [DAOValue])] = []
+        var matches: [(Int64, [SQLValue])] = []
         try scan(table, path) { rowid in
             guard let row = try row(table, rowid) else { return true }
             context.row = row
@@ -268,7 +268,7 @@ extension SQLDatabase {
             context.rowid = rowid
             var row = old
             var newRowid = rowid
-            var values: [(Int, DAOValue)] = []
+            var values: [(Int, SQLValue)] = []
             for (target, expr) in assignments { values.append((target, try Evaluator.evaluate(expr, context))) }
             for (target, value) in values {
                 if target < 0 || target == table.definition.rowidColumn {

@@ -24,7 +24,7 @@ extension SQLDatabase {
                 throw DAOError.unsupported("a query plan of a statement other than SELECT")
             }
             lastAccess = nil
-            _ = try run(parsed, parameters: arguments)
+            _ = try run(parsed, parameters: arguments.map(SQLValue.init))
             guard let compiled = parsed.compiled.select else { return "CONSTANT ROW" }
             return planLines(compiled, select, access: lastAccess).joined(separator: "\n")
         }

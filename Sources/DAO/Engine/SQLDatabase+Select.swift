@@ -10,7 +10,7 @@ struct Accumulator {
     var realSum: Double = 0
     var approximate = false
     var overflow = false
-    var best: DAOValue?
+    var best: SQLValue?
     var text: [UInt8]?
     var seen: Set<ValueKey>?
 
@@ -65,21 +65,23 @@ struct Accumulator {
                 return true
             }
         case .groupConcat:
-            let piece = SQLValues.text(of: value) ?? ""
-            if text == nil {
-                text = Array(piece.utf8)
+            let piece = SQLiteText.bytes(of: value) ?? []
+            if var joined = text {
+                var separator: [UInt8] = [0x2C]   // ","
+                if call.args.count == 2 { separator = SQLiteText.bytes(of: try Evaluator.evaluate(call.args[1], context)) ?? [] }
+                text = nil   // keeps `joined` the array's only reference while it grows
+                joined.append(contentsOf: separator)
+                joined.append(contentsOf: piece)
+                text = joined
             } else {
-                var separator = ","
-                if call.args.count == 2 { separator = SQLValues.text(of: try Evaluator.evaluate(call.args[1], context)) ?? "" }
-                text!.append(contentsOf: separator.utf8)
-                text!.append(contentsOf: piece.utf8)
+                text = piece
             }
         case .other: break
         }
         return false
     }
 
-    func result() throws -> DAOValue {
+    func result() throws -> SQLValue {
         switch kind {
         case .count: return .integer(count)
         case .sum:
@@ -90,7 +92,7 @@ struct Accumulator {
         case .total: return .real(realSum)
         case .avg: return count == 0 ? .null : .real(realSum / Double(count))
         case .min, .max: return best ?? .null
-        case .groupConcat: return text.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null
+        case .groupConcat: return text.map { .text(bytes: $0) } ?? .null
         case .other: return .null
         }
     }
@@ -117,6 +119,18 @@ final class CompiledSelect {
     /// The WHERE terms as the Planner reads them, analysed on first use and kept with the
     /// compiled statement (touched only under the statement lock, like the statement).
     lazy var plannerTerms = PlannerTerms(whereClause)
+    /// The WHERE clause without the terms an access path consumed, for the consumed set it was
+    /// made for (the same from run to run unless an operand turns NULL).
+    private var residualCache: (consumed: [Int], clause: Expr?)?
+
+    /// The WHERE clause a scan whose path enforces the terms `consumed` still evaluates.
+    func residualWhere(consumed: [Int]) -> Expr? {
+        if consumed.isEmpty { return whereClause }
+        if let cached = residualCache, cached.consumed == consumed { return cached.clause }
+        let clause = plannerTerms.residual(without: consumed)
+        residualCache = (consumed, clause)
+        return clause
+    }
 
     init(table: TableState?, names: [String], outputs: [Expr], whereClause: Expr?, groupBy: [Expr], having: Expr?,
          orderBy: [(expr: Expr, descending: Bool, output: Int?)], aggregates: [AggregateCall], isAggregate: Bool, columns: [Int]?) {
@@ -141,10 +155,64 @@ final class CompiledBox: @unchecked Sendable {
     var insert: CompiledInsert?
 }
 
+/// The groups of an aggregate query while its rows are added. A class, so that the row
+/// closures reach its state without the run-time exclusivity check (and boxing) that variables
+/// captured by nested closures pay on every access.
+final class Aggregation {
+    let aggregates: [AggregateCall]
+    let groupBy: [Expr]
+    /// The one min() or max() among the aggregates, whose chosen row the bare columns read.
+    let singleMinMax: Int?
+    @exclusivity(unchecked) var groups: [Group] = []
+    @exclusivity(unchecked) var groupIndex: [ValueKey: Int] = [:]
+    @exclusivity(unchecked) var groupKeys: [[SQLValue]] = []
+
+    init(aggregates: [AggregateCall], groupBy: [Expr]) {
+        self.aggregates = aggregates
+        self.groupBy = groupBy
+        singleMinMax = aggregates.filter { $0.name == "min" || $0.name == "max" }.count == 1
+            ? aggregates.firstIndex { $0.name == "min" || $0.name == "max" } : nil
+    }
+
+    /// Adds the context's current row to its group (made on first sight).
+    func add(_ context: RowContext) throws {
+        let index: Int
+        if groupBy.isEmpty, !groups.isEmpty {
+            // One group: no key to compute or look up.
+            index = 0
+        } else if groupBy.isEmpty {
+            index = 0
+            groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
+            groupKeys.append([])
+        } else {
+            var key: [SQLValue] = []
+            for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
+            if let existing = groupIndex[ValueKey(values: key)] {
+                index = existing
+            } else {
+                index = groups.count
+                groupIndex[ValueKey(values: key)] = index
+                groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
+                groupKeys.append(key)
+            }
+        }
+        var tookRow = false
+        for a in groups[index].accumulators.indices {
+            let took = try groups[index].accumulators[a].add(context)
+            if took && a == singleMinMax { tookRow = true }
+        }
+        // Bare columns read the group's first row, or the row a lone min()/max() chose.
+        if tookRow {
+            groups[index].row = context.row
+            groups[index].rowid = context.rowid
+        }
+    }
+}
+
 /// One group of an aggregate query.
 struct Group {
     var accumulators: [Accumulator]
-    var row: [DAOValue]
+    var row: [SQLValue]
     var rowid: Int64
 }
 
@@ -280,13 +348,15 @@ extension SQLDatabase {
 
         let limit = try integerClause(select.limit, context)
         // LIMIT 0: as in SQLite, nothing else is evaluated (not the OFFSET, no row, no key).
-        if limit == 0 { return SQLResult(columns: names, rows: [], changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true) }
+        if limit == 0 { return SQLResult(columns: names, values: [], lastInsertRowId: lastInsertRowIdValue, isQuery: true) }
         let offset = max(try integerClause(select.offset, context) ?? 0, 0)
         let wanted: Int64? = limit.flatMap { $0 < 0 ? nil : $0 }
 
         // Access path.
         var path = AccessPath.fullScan(reverse: false)
         var ordered = orderBy.isEmpty
+        // What a single-table scan evaluates per row: WHERE without the terms its path enforces.
+        var rowFilter = whereClause
         if let table {
             var simpleOrder: [(slot: Int, descending: Bool)]? = []
             for term in orderBy {
@@ -297,12 +367,16 @@ extension SQLDatabase {
             let choice = try planner.choose(compiled.plannerTerms, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
             path = choice.0
             ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
-            if let hint = select.indexHint { try apply(hint, table, &path, &ordered, orderBy.isEmpty) }
+            if let hint = select.indexHint {
+                try apply(hint, table, &path, &ordered, orderBy.isEmpty)
+            } else {
+                rowFilter = compiled.residualWhere(consumed: choice.consumed)
+            }
         }
         lastAccess = (path, ordered && !orderBy.isEmpty)
 
-        var rows: [[DAOValue]] = []
-        var sortKeys: [[DAOValue]] = []
+        var rows: [[SQLValue]] = []
+        var sortKeys: [[SQLValue]] = []
         var seen = Set<ValueKey>()
         let earlyStop: Int64? = ordered ? wanted.map { $0.addingReportingOverflow(offset).overflow ? Int64.max : $0 + offset } : nil
         // Result columns are evaluated only for the rows returned, as in SQLite (a row skipped
@@ -315,8 +389,8 @@ extension SQLDatabase {
         var skipped: Int64 = 0
         var deferred: [LimitWindow.DeferredRow] = []
 
-        func evaluateOutputs() throws -> [DAOValue] {
-            var output = [DAOValue]()
+        func evaluateOutputs() throws -> [SQLValue] {
+            var output = [SQLValue]()
             output.reserveCapacity(outputs.count)
             for expr in outputs { output.append(try Evaluator.evaluate(expr, context)) }
             return output
@@ -331,7 +405,7 @@ extension SQLDatabase {
                     if let wanted, Int64(rows.count) >= wanted { return false }
                     return true
                 }
-                var key = [DAOValue]()
+                var key = [SQLValue]()
                 for term in orderBy { key.append(try Evaluator.evaluate(term.expr, context)) }
                 sortKeys.append(key)
                 deferred.append(LimitWindow.DeferredRow(context))
@@ -340,7 +414,7 @@ extension SQLDatabase {
             let output = try evaluateOutputs()
             if distinct, !seen.insert(ValueKey(values: output)).inserted { return true }
             if !ordered {
-                var key = [DAOValue]()
+                var key = [SQLValue]()
                 for term in orderBy {
                     if let position = term.output { key.append(output[position]) } else { key.append(try Evaluator.evaluate(term.expr, context)) }
                 }
@@ -352,59 +426,25 @@ extension SQLDatabase {
         }
 
         if isAggregate {
-            var groups: [Group] = []
-            var groupIndex: [ValueKey: Int] = [:]
-            var groupKeys: [[DAOValue]] = []
-            let singleMinMax = aggregates.filter { $0.name == "min" || $0.name == "max" }.count == 1
-                ? aggregates.firstIndex { $0.name == "min" || $0.name == "max" } : nil
-            func accumulate() throws {
-                let index: Int
-                if groupBy.isEmpty, !groups.isEmpty {
-                    // One group: no key to compute or look up.
-                    index = 0
-                } else if groupBy.isEmpty {
-                    index = 0
-                    groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
-                    groupKeys.append([])
-                } else {
-                    var key: [DAOValue] = []
-                    for expr in groupBy { key.append(try Evaluator.evaluate(expr, context)) }
-                    if let existing = groupIndex[ValueKey(values: key)] {
-                        index = existing
-                    } else {
-                        index = groups.count
-                        groupIndex[ValueKey(values: key)] = index
-                        groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: context.row, rowid: context.rowid))
-                        groupKeys.append(key)
-                    }
-                }
-                var tookRow = false
-                for a in groups[index].accumulators.indices {
-                    let took = try groups[index].accumulators[a].add(context)
-                    if took && a == singleMinMax { tookRow = true }
-                }
-                // Bare columns read the group's first row, or the row a lone min()/max() chose.
-                if tookRow {
-                    groups[index].row = context.row
-                    groups[index].rowid = context.rowid
-                }
-            }
+            let aggregation = Aggregation(aggregates: aggregates, groupBy: groupBy)
+            func accumulate() throws { try aggregation.add(context) }
             if let join = compiled.join {
                 try join.run(self, context) { try accumulate(); return true }
             } else if let table {
                 try visitRows(table, path, columns: compiled.columns, context) {
-                    if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
+                    if let rowFilter, try Evaluator.condition(rowFilter, context) != true { return true }
                     try accumulate()
                     return true
                 }
             } else if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
                 try accumulate()
             }
-            if groups.isEmpty && groupBy.isEmpty {
+            if aggregation.groups.isEmpty && groupBy.isEmpty {
                 let columnCount = compiled.join?.width ?? table?.definition.columns.count ?? 0
-                groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: Array(repeating: .null, count: columnCount), rowid: 0))
-                groupKeys.append([])
+                aggregation.groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: Array(repeating: .null, count: columnCount), rowid: 0))
+                aggregation.groupKeys.append([])
             }
+            let groups = aggregation.groups, groupKeys = aggregation.groupKeys
             // Groups come out in GROUP BY key order, as SQLite's sorter gives them.
             var order = Array(groups.indices)
             if !groupBy.isEmpty { order.sort { SQLValues.compare(groupKeys[$0], groupKeys[$1]) < 0 } }
@@ -419,7 +459,7 @@ extension SQLDatabase {
             try join.run(self, context) { try emit() }
         } else if let table {
             try visitRows(table, path, columns: compiled.columns, context) {
-                if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
+                if let rowFilter, try Evaluator.condition(rowFilter, context) != true { return true }
                 return try emit()
             }
         } else {
@@ -438,7 +478,7 @@ extension SQLDatabase {
                     rows.append(try evaluateOutputs())
                 }
             }
-            return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
+            return SQLResult(columns: names, values: rows, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
         }
         if !ordered && !orderBy.isEmpty {
             let directions = orderBy.map(\.descending)
@@ -457,7 +497,7 @@ extension SQLDatabase {
             let end = wanted.map { $0 >= Int64(rows.count - start) ? rows.count : start + Int($0) } ?? rows.count
             rows = Array(rows[start..<end])
         }
-        return SQLResult(columns: names, rows: rows, changes: 0, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
+        return SQLResult(columns: names, values: rows, lastInsertRowId: lastInsertRowIdValue, isQuery: true)
     }
 
     /// The result column whose alias is `name`, unless the name is a column of the table

@@ -134,7 +134,7 @@ public final class SQLDatabase: @unchecked Sendable {
     public func execute(_ sql: String, arguments: [DAOValue] = []) throws -> SQLResult {
         try withStatementLock {
             let parsed = try parsedStatement(sql)
-            return try run(parsed, parameters: arguments)
+            return try runPublishing(parsed, parameters: arguments.map(SQLValue.init))
         }
     }
 
@@ -144,7 +144,7 @@ public final class SQLDatabase: @unchecked Sendable {
     public func execute(_ sql: String, named arguments: [String: DAOValue]) throws -> SQLResult {
         try withStatementLock {
             let parsed = try parsedStatement(sql)
-            return try run(parsed, parameters: parsed.bind(named: arguments))
+            return try runPublishing(parsed, parameters: parsed.bind(named: arguments))
         }
     }
 
@@ -221,7 +221,14 @@ public final class SQLDatabase: @unchecked Sendable {
 
     // MARK: Running a statement atomically
 
-    func run(_ parsed: ParsedStatement, parameters: [DAOValue]) throws -> SQLResult {
+    /// `run`, with the result's rows moved into its public `rows` (SQLResult.publish()).
+    func runPublishing(_ parsed: ParsedStatement, parameters: [SQLValue]) throws -> SQLResult {
+        var result = try run(parsed, parameters: parameters)
+        result.publish()
+        return result
+    }
+
+    func run(_ parsed: ParsedStatement, parameters: [SQLValue]) throws -> SQLResult {
         switch parsed.statement {
         case .begin:
             guard !explicitTransaction else { throw SQLExecutionError("cannot start a transaction within a transaction") }
@@ -276,7 +283,7 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Thrown inside `run` when a statement touched a damaged checkpoint block (never escapes).
     private struct IndexDamage: Error {}
 
-    func runStatement(_ statement: Statement, parameters: [DAOValue], cache: CompiledBox? = nil) throws -> SQLResult {
+    func runStatement(_ statement: Statement, parameters: [SQLValue], cache: CompiledBox? = nil) throws -> SQLResult {
         let context = self.context
         context.parameters = parameters
         context.statementTime = nil
@@ -400,10 +407,10 @@ public final class SQLDatabase: @unchecked Sendable {
     /// The row `rowid` of `table` as the statement sees it (its own writes included), decoded
     /// from the store's record (or the statement's pending bytes); nil if absent. With
     /// `columns` (sorted positions), only those are decoded; the others read as NULL.
-    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [DAOValue]? {
+    func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [SQLValue]? {
         if let columns, columns.isEmpty {
             guard table.contains(rowid: rowid) else { return nil }
-            var values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+            var values = [SQLValue](repeating: .null, count: table.definition.columns.count)
             rowsVisited += 1
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
             return values
@@ -422,9 +429,9 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Decodes row `rowid` into `values` in place (one slot per column; columns not asked for
     /// are left as they are, NULL when the caller started from NULLs). False when absent.
-    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, into values: inout [DAOValue]) throws -> Bool {
+    func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, into values: inout [SQLValue]) throws -> Bool {
         if values.count != table.definition.columns.count {
-            values = [DAOValue](repeating: .null, count: table.definition.columns.count)
+            values = [SQLValue](repeating: .null, count: table.definition.columns.count)
         }
         let stored: Int?
         if columns?.isEmpty == true {
@@ -450,7 +457,7 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     /// Fills the rowid alias and the columns added after the row was written (their defaults).
-    func complete(_ values: inout [DAOValue], table: TableState, rowid: Int64) {
+    func complete(_ values: inout [SQLValue], table: TableState, rowid: Int64) {
         let columns = table.definition.columns
         if values.count < columns.count {
             for index in values.count..<columns.count {
@@ -464,7 +471,7 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyTables[ObjectIdentifier(table)] = table
     }
 
-    func insertRow(_ table: TableState, rowid: Int64, row: [DAOValue]) {
+    func insertRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
         let bytes = RowCodec.encode(row, skipping: table.definition.rowidColumn)
         let previous = table.overlay[rowid]
         table.overlay[rowid] = .some(bytes)
@@ -479,7 +486,7 @@ public final class SQLDatabase: @unchecked Sendable {
         }
     }
 
-    func deleteRow(_ table: TableState, rowid: Int64, row: [DAOValue]) {
+    func deleteRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
         let previous = table.overlay[rowid]
         table.overlay[rowid] = .some(nil)
         markDirty(table)
@@ -516,10 +523,10 @@ struct ParsedStatement: Sendable {
     /// Its resolution against the schema, reused while the schema is unchanged.
     let compiled = CompiledBox()
 
-    func bind(named arguments: [String: DAOValue]) -> [DAOValue] {
-        var values = [DAOValue](repeating: .null, count: parameterCount)
+    func bind(named arguments: [String: DAOValue]) -> [SQLValue] {
+        var values = [SQLValue](repeating: .null, count: parameterCount)
         for (name, slot) in parameterNames {
-            if let value = arguments[name] { values[slot] = value }
+            if let value = arguments[name] { values[slot] = SQLValue(value) }
         }
         return values
     }
@@ -534,13 +541,13 @@ public struct SQLStatement: Sendable {
     /// - Throws: as `SQLDatabase.execute(_:arguments:)`.
     @discardableResult
     public func execute(arguments: [DAOValue] = []) throws -> SQLResult {
-        try database.withStatementLock { try database.run(parsed, parameters: arguments) }
+        try database.withStatementLock { try database.runPublishing(parsed, parameters: arguments.map(SQLValue.init)) }
     }
 
     /// Runs the statement binding `:name` parameters by name.
     @discardableResult
     public func execute(named arguments: [String: DAOValue]) throws -> SQLResult {
-        try database.withStatementLock { try database.run(parsed, parameters: parsed.bind(named: arguments)) }
+        try database.withStatementLock { try database.runPublishing(parsed, parameters: parsed.bind(named: arguments)) }
     }
 
     /// The number of parameter slots of the statement.

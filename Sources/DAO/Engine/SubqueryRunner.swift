@@ -45,7 +45,7 @@ final class SubqueryPlan: @unchecked Sendable {
 /// row context and those of its correlated subqueries.
 final class SubqueryCache {
     /// Rows by subquery.
-    var rows: [ObjectIdentifier: [[DAOValue]]] = [:]
+    var rows: [ObjectIdentifier: [[SQLValue]]] = [:]
     /// IN (SELECT ...) value sets by subquery.
     var sets: [ObjectIdentifier: InValues] = [:]
     var isEmpty: Bool { rows.isEmpty && sets.isEmpty }
@@ -56,6 +56,9 @@ final class SubqueryCache {
 /// looked its element type up at run time on each read.
 final class InValues {
     let values: Set<ValueKey>
+    /// The same values when every one is an integer (the common `id IN (SELECT id ...)`):
+    /// a probe then hashes one Int64, without building a key array.
+    let integers: Set<Int64>?
     let hasNull: Bool
     let isEmpty: Bool
 
@@ -63,13 +66,35 @@ final class InValues {
         self.values = values
         self.hasNull = hasNull
         self.isEmpty = isEmpty
+        var integers = Set<Int64>()
+        for key in values {
+            guard key.values.count == 1, case .integer(let i) = key.values[0] else { self.integers = nil; return }
+            integers.insert(i)
+        }
+        self.integers = integers
+    }
+
+    /// Whether `value` (not NULL, the IN's affinity applied) equals one of the values.
+    @inline(__always)
+    func contains(_ value: SQLValue) -> Bool {
+        if let integers {
+            // Only a number can equal an integer; a real does when it is that integer exactly.
+            switch value {
+            case .integer(let i): return integers.contains(i)
+            case .real(let r):
+                guard r.rounded(.towardZero) == r, r >= -9223372036854775808.0, r < 9223372036854775808.0 else { return false }
+                return integers.contains(Int64(r))
+            default: return false
+            }
+        }
+        return values.contains(ValueKey(values: [value]))
     }
 }
 
 /// Runs subqueries for the evaluator: scalar, EXISTS, IN (SELECT ...) and FROM subqueries.
 enum SubqueryRunner {
     /// The value of slot `index` of the row `depth` queries out.
-    static func outerValue(depth: Int, index: Int, _ context: RowContext) throws -> DAOValue {
+    static func outerValue(depth: Int, index: Int, _ context: RowContext) throws -> SQLValue {
         var current = context
         for _ in 0..<depth {
             guard let next = current.outer else { throw SQLExecutionError("no enclosing query for a correlated column") }
@@ -81,7 +106,7 @@ enum SubqueryRunner {
 
     /// The rows of `plan` run with `context` as its enclosing row (cached per statement run
     /// when it is not correlated).
-    static func rows(_ plan: SubqueryPlan, _ context: RowContext) throws -> [[DAOValue]] {
+    static func rows(_ plan: SubqueryPlan, _ context: RowContext) throws -> [[SQLValue]] {
         let key = ObjectIdentifier(plan)
         if !plan.correlated, let rows = context.subqueries.rows[key] { return rows }
         let rows = try run(plan, context)
@@ -89,7 +114,7 @@ enum SubqueryRunner {
         return rows
     }
 
-    private static func run(_ plan: SubqueryPlan, _ context: RowContext) throws -> [[DAOValue]] {
+    private static func run(_ plan: SubqueryPlan, _ context: RowContext) throws -> [[SQLValue]] {
         guard let database = context.database, let box = plan.box else { throw DAOError.unsupported("subquery") }
         let child = RowContext(parameters: context.parameters)
         child.outer = context
@@ -99,7 +124,7 @@ enum SubqueryRunner {
         let saved = database.lastAccess
         defer { database.lastAccess = saved }
         database.lastAccess = nil
-        let rows = try database.runSelect(plan.statement, child, cache: box).rows
+        let rows = try database.runSelect(plan.statement, child, cache: box).values
         plan.lastAccess = database.lastAccess
         return rows
     }
@@ -107,7 +132,7 @@ enum SubqueryRunner {
     /// A scalar subquery: the first column of its first row, NULL when it has none.
     /// - Throws: `DAOError.unsupported` when a subquery without ORDER BY gives several values
     ///   (which one SQLite answers depends on the scan order it picks).
-    static func scalar(_ plan: SubqueryPlan, _ context: RowContext) throws -> DAOValue {
+    static func scalar(_ plan: SubqueryPlan, _ context: RowContext) throws -> SQLValue {
         let rows = try rows(plan, context)
         guard let first = rows.first?.first else { return .null }
         if plan.checksSingleValue, rows.contains(where: { $0.first != first }) {
@@ -117,14 +142,14 @@ enum SubqueryRunner {
     }
 
     /// `[NOT] EXISTS`.
-    static func exists(_ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> DAOValue {
+    static func exists(_ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> SQLValue {
         .integer(try rows(plan, context).isEmpty == negated ? 1 : 0)
     }
 
     /// `left [NOT] IN (SELECT ...)` with SQLite's rules: both sides take the affinity that a
     /// comparison of the left operand with the subquery's column would; NULL on the left is
     /// NULL unless the subquery is empty; no match with a NULL among the values is NULL.
-    static func contains(_ left: Expr, _ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> DAOValue {
+    static func contains(_ left: Expr, _ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> SQLValue {
         let affinity = SQLValues.comparisonAffinity(left.affinity, plan.firstAffinity)
         let key = ObjectIdentifier(plan)
         let found: InValues
@@ -145,7 +170,7 @@ enum SubqueryRunner {
         let value = try Evaluator.evaluate(left, context)
         if found.isEmpty { return .integer(negated ? 1 : 0) }
         if case .null = value { return .null }
-        if found.values.contains(ValueKey(values: [SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)])) {
+        if found.contains(SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)) {
             return .integer(negated ? 0 : 1)
         }
         if found.hasNull { return .null }

@@ -9,7 +9,7 @@ extension SQLDatabase {
     /// The row a trigger sees as NEW or OLD.
     struct TriggerRow {
         var rowid: Int64
-        var row: [DAOValue]
+        var row: [SQLValue]
     }
 
     /// The table holding the trigger named `key` (lower-cased) and its position there.
@@ -71,13 +71,13 @@ extension SQLDatabase {
 
     /// After BEFORE UPDATE triggers: the columns the UPDATE does not set take the row's current
     /// values again (a trigger may have changed them), as SQLite reloads them.
-    func reloadUnassigned(_ row: inout [DAOValue], from current: [DAOValue], assigned: Set<Int>) {
+    func reloadUnassigned(_ row: inout [SQLValue], from current: [SQLValue], assigned: Set<Int>) {
         for index in current.indices where !assigned.contains(index) { row[index] = current[index] }
     }
 
     /// BEFORE INSERT triggers of one row about to be inserted (its columns get their affinity
     /// first, as SQLite's NEW has it); false when RAISE(IGNORE) skips the row.
-    func fireBeforeInsert(_ table: TableState, row: [DAOValue], explicitRowid: DAOValue?) throws -> Bool {
+    func fireBeforeInsert(_ table: TableState, row: [SQLValue], explicitRowid: SQLValue?) throws -> Bool {
         var row = row
         let columns = table.definition.columns
         for index in columns.indices { row[index] = SQLValues.apply(columns[index].affinity, to: row[index]) }

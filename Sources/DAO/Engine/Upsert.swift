@@ -62,7 +62,7 @@ extension SQLDatabase {
     }
 
     /// The row the proposed `row` collides with in the upsert's target, if any.
-    func upsertConflict(_ table: TableState, _ upsert: CompiledUpsert, rowid: Int64, row: [DAOValue]) -> Int64? {
+    func upsertConflict(_ table: TableState, _ upsert: CompiledUpsert, rowid: Int64, row: [SQLValue]) -> Int64? {
         switch upsert.target {
         case .rowid: return table.contains(rowid: rowid) ? rowid : nil
         case .index(let number):
@@ -77,13 +77,13 @@ extension SQLDatabase {
 
     /// DO NOTHING (false) or DO UPDATE of row `victim` (true when its WHERE let it update).
     /// - Throws: the constraint errors an UPDATE of that row would throw.
-    func upsertUpdate(_ table: TableState, _ upsert: CompiledUpsert, victim: Int64, proposed: [DAOValue]) throws -> Bool {
+    func upsertUpdate(_ table: TableState, _ upsert: CompiledUpsert, victim: Int64, proposed: [SQLValue]) throws -> Bool {
         guard let assignments = upsert.assignments, var old = try row(table, victim) else { return false }
         let context = upsert.context
         context.row = old + proposed
         context.rowid = victim
         if let whereClause = upsert.whereClause, try Evaluator.condition(whereClause, context) != true { return false }
-        var values: [(Int, DAOValue)] = []
+        var values: [(Int, SQLValue)] = []
         for (target, expr) in assignments { values.append((target, try Evaluator.evaluate(expr, context))) }
         var updated = old
         var newRowid = victim

@@ -35,23 +35,28 @@ public struct LikePattern: Sendable, Hashable {
     /// Compiles `pattern`. `escape` is the optional escape character of `LIKE ... ESCAPE`; it
     /// must be a single Unicode scalar (SQLite refuses longer ones; here the first scalar counts).
     public init(_ pattern: String, escape: Character? = nil) {
+        self.init(pattern, codePoints: pattern.unicodeScalars.map(\.value), escape: escape?.unicodeScalars.first?.value)
+    }
+
+    /// Compiles a pattern given as code points (SQL text that is not valid UTF-8 is read as
+    /// SQLite reads it: `SQLiteText.codePoints`); `pattern` is only its description.
+    init(_ pattern: String, codePoints: [UInt32], escape: UInt32?) {
         self.pattern = pattern
-        let escapeScalar = escape?.unicodeScalars.first
         var tokens: [Token] = []
-        var iterator = pattern.unicodeScalars.makeIterator()
-        while let scalar = iterator.next() {
-            if let escapeScalar, scalar == escapeScalar {
+        var iterator = codePoints.makeIterator()
+        while let point = iterator.next() {
+            if let escape, point == escape {
                 if let next = iterator.next() {
                     tokens.append(.literal(LikePattern.fold(next)))
                 } else {
                     tokens.append(.never)
                 }
-            } else if scalar == "%" {
+            } else if point == 0x25 {   // %
                 if tokens.last != .anyRun { tokens.append(.anyRun) }
-            } else if scalar == "_" {
+            } else if point == 0x5F {   // _
                 tokens.append(.oneCharacter)
             } else {
-                tokens.append(.literal(LikePattern.fold(scalar)))
+                tokens.append(.literal(LikePattern.fold(point)))
             }
         }
         self.tokens = tokens
@@ -59,14 +64,21 @@ public struct LikePattern: Sendable, Hashable {
 
     /// True when the whole of `text` matches the pattern.
     public func matches(_ text: String) -> Bool {
-        let scalars = Array(text.unicodeScalars)
+        var text = text
+        return text.withUTF8 { matches(utf8: $0) }
+    }
+
+    /// True when the whole of the text of these bytes matches the pattern, characters read as
+    /// SQLite reads them (`SQLiteText`: for valid UTF-8, Unicode scalars).
+    func matches(utf8 text: UnsafeBufferPointer<UInt8>) -> Bool {
         var patternIndex = 0
         var textIndex = 0
         // Where the last `%` was seen, and the text position it is currently stretched to.
         var runPattern = -1
         var runText = 0
-        while textIndex < scalars.count {
+        while textIndex < text.count {
             if patternIndex < tokens.count {
+                let next = SQLiteText.characterEnd(text, after: textIndex)
                 switch tokens[patternIndex] {
                 case .anyRun:
                     runPattern = patternIndex
@@ -75,11 +87,11 @@ public struct LikePattern: Sendable, Hashable {
                     continue
                 case .oneCharacter:
                     patternIndex += 1
-                    textIndex += 1
+                    textIndex = next
                     continue
-                case .literal(let value) where value == LikePattern.fold(scalars[textIndex]):
+                case .literal(let value) where value == LikePattern.fold(Self.codePoint(text, textIndex, next)):
                     patternIndex += 1
-                    textIndex += 1
+                    textIndex = next
                     continue
                 case .literal, .never:
                     break
@@ -88,16 +100,23 @@ public struct LikePattern: Sendable, Hashable {
             // Mismatch: let the last `%` swallow one more character, or fail.
             guard runPattern >= 0 else { return false }
             patternIndex = runPattern + 1
-            runText += 1
+            runText = SQLiteText.characterEnd(text, after: runText)
             textIndex = runText
         }
         while patternIndex < tokens.count, tokens[patternIndex] == .anyRun { patternIndex += 1 }
         return patternIndex == tokens.count
     }
 
-    /// ASCII upper case to lower case; every other scalar unchanged.
-    static func fold(_ scalar: Unicode.Scalar) -> UInt32 {
-        let value = scalar.value
-        return (0x41...0x5A).contains(value) ? value + 0x20 : value
+    /// The code point of the character at `start..<end` (ASCII without decoding).
+    @inline(__always)
+    private static func codePoint(_ text: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> UInt32 {
+        let lead = text[start]
+        if lead < 0x80 { return UInt32(lead) }
+        return SQLiteText.decode(UnsafeBufferPointer(rebasing: text[start..<end]))
+    }
+
+    /// ASCII upper case to lower case; every other code point unchanged.
+    static func fold(_ value: UInt32) -> UInt32 {
+        (0x41...0x5A).contains(value) ? value + 0x20 : value
     }
 }

@@ -36,7 +36,7 @@ enum Affinity: Sendable, Equatable {
 /// An expression: parsed form, then resolved in place (columns to slots, aggregates to
 /// accumulator slots) before it runs.
 indirect enum Expr: Sendable {
-    case literal(DAOValue)
+    case literal(SQLValue)
     /// A bound parameter, by 0-based slot.
     case parameter(Int)
     /// A column as written (`t.a`, `a`, `rowid`); replaced by `.slot` when resolved.

@@ -39,19 +39,19 @@ enum DateTimeFunctions {
         return time
     }
 
-    static func call(_ name: String, _ args: [DAOValue], _ context: RowContext?) throws -> DAOValue {
+    static func call(_ name: String, _ args: [SQLValue], _ context: RowContext?) throws -> SQLValue {
         switch name {
         case "current_date": return call("date", [], context, format: nil)
         case "current_time": return call("time", [], context, format: nil)
         case "current_timestamp": return call("datetime", [], context, format: nil)
         case "strftime":
-            guard let first = args.first, let format = SQLValues.text(of: first) else { return .null }
-            return try strftime(Array(SQLValues.cString(format).utf8), Array(args.dropFirst()), context)
+            guard let first = args.first, let format = SQLiteText.bytes(of: first) else { return .null }
+            return try strftime(Array(SQLiteText.beforeNul(format)), Array(args.dropFirst()), context)
         default: return call(name, args, context, format: nil)
         }
     }
 
-    private static func call(_ name: String, _ args: [DAOValue], _ context: RowContext?, format: [UInt8]?) -> DAOValue {
+    private static func call(_ name: String, _ args: [SQLValue], _ context: RowContext?, format: [UInt8]?) -> SQLValue {
         guard var x = DateTime.parse(args, context) else { return .null }
         switch name {
         case "julianday":
@@ -89,7 +89,7 @@ enum DateTimeFunctions {
 
     /// strftime(FORMAT, TIMEVALUE, MODIFIER...) with SQLite 3.40's codes: %d %f %H %j %J %m %M %s
     /// %S %w %W %Y %%; any other code gives NULL.
-    static func strftime(_ format: [UInt8], _ args: [DAOValue], _ context: RowContext?) throws -> DAOValue {
+    static func strftime(_ format: [UInt8], _ args: [SQLValue], _ context: RowContext?) throws -> SQLValue {
         guard var x = DateTime.parse(args, context) else { return .null }
         x.computeJD()
         x.computeYMDHMS()
@@ -134,22 +134,7 @@ enum DateTimeFunctions {
             }
             i += 1
         }
-        guard let text = String(validatingUTF8Bytes: out) else {
-            throw DAOError.unsupported("strftime result that is not valid UTF-8")
-        }
-        return .text(text)
-    }
-}
-
-extension String {
-    /// The text of `bytes` when they are valid UTF-8; nil otherwise.
-    init?(validatingUTF8Bytes bytes: [UInt8]) {
-        var valid = true
-        let text = String(decoding: bytes, as: UTF8.self)
-        if text.utf8.count != bytes.count { valid = false }
-        if valid && !text.utf8.elementsEqual(bytes) { valid = false }
-        guard valid else { return nil }
-        self = text
+        return .text(bytes: out)   // the format's own bytes are copied, valid UTF-8 or not
     }
 }
 
@@ -184,7 +169,7 @@ struct DateTime {
     static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
 
     /// The time value and modifiers of a date function; nil when SQLite gives NULL.
-    static func parse(_ args: [DAOValue], _ context: RowContext?) -> DateTime? {
+    static func parse(_ args: [SQLValue], _ context: RowContext?) -> DateTime? {
         var p = DateTime()
         if args.isEmpty {
             p.iJD = DateTimeFunctions.now(context)
@@ -194,13 +179,13 @@ struct DateTime {
             case .null: return nil
             case .integer, .real: p.setRawDateNumber(SQLValues.double(args[0]))
             default:
-                let text = Array(SQLValues.cString(SQLValues.text(of: args[0]) ?? "").utf8)
+                let text = Array(SQLiteText.beforeNul(SQLiteText.bytes(of: args[0]) ?? []))
                 guard p.parseDateOrTime(text, context) else { return nil }
             }
         }
         for index in 1..<max(args.count, 1) {
-            guard let text = SQLValues.text(of: args[index]) else { return nil }
-            guard p.applyModifier(Array(SQLValues.cString(text).utf8), index: index, context) else { return nil }
+            guard let text = SQLiteText.bytes(of: args[index]) else { return nil }
+            guard p.applyModifier(Array(SQLiteText.beforeNul(text)), index: index, context) else { return nil }
         }
         p.computeJD()
         if p.isError || !DateTime.validJulianDay(p.iJD) { return nil }

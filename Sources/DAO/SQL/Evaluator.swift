@@ -4,10 +4,10 @@
 /// Exclusivity is unchecked: a context is only used by the statement running under its
 /// database's statement lock, and the dynamic checks cost on every row an expression reads.
 final class RowContext {
-    @exclusivity(unchecked) var row: [DAOValue] = []
+    @exclusivity(unchecked) var row: [SQLValue] = []
     @exclusivity(unchecked) var rowid: Int64 = 0
-    @exclusivity(unchecked) var aggregates: [DAOValue] = []
-    @exclusivity(unchecked) var parameters: [DAOValue]
+    @exclusivity(unchecked) var aggregates: [SQLValue] = []
+    @exclusivity(unchecked) var parameters: [SQLValue]
     /// Compiled LIKE patterns by pattern text and escape (constant patterns compile once).
     @exclusivity(unchecked) var likePatterns: [String: LikePattern] = [:]
     /// The statement's 'now' (julian-day milliseconds), read on first use; nil between statements.
@@ -20,12 +20,12 @@ final class RowContext {
     /// Uncorrelated subquery results of the running statement.
     @exclusivity(unchecked) var subqueries = SubqueryCache()
 
-    init(parameters: [DAOValue]) { self.parameters = parameters }
+    init(parameters: [SQLValue]) { self.parameters = parameters }
 }
 
 /// Evaluates resolved expressions with SQLite's semantics.
 enum Evaluator {
-    static func evaluate(_ expr: Expr, _ context: RowContext) throws -> DAOValue {
+    static func evaluate(_ expr: Expr, _ context: RowContext) throws -> SQLValue {
         switch expr {
         case .literal(let value): return value
         case .parameter(let slot): return slot < context.parameters.count ? context.parameters[slot] : .null
@@ -76,8 +76,9 @@ enum Evaluator {
                 return SQLValues.bitwise(op, try evaluate(left, context), try evaluate(right, context))
             case .concat:
                 let l = try evaluate(left, context), r = try evaluate(right, context)
-                guard let a = SQLValues.text(of: l), let b = SQLValues.text(of: r) else { return .null }
-                return .text(a + b)
+                if case .text(let a) = l, case .text(let b) = r { return .text(a + b) }
+                guard let a = SQLiteText.bytes(of: l), let b = SQLiteText.bytes(of: r) else { return .null }
+                return .text(bytes: a + b)
             default:
                 return compare(op, try evaluate(left, context), left.affinity, try evaluate(right, context), right.affinity,
                                keepLeft: left.keepsStorageClass, keepRight: right.keepsStorageClass)
@@ -116,35 +117,49 @@ enum Evaluator {
         case .like(let subject, let pattern, let escape, let negated):
             let value = try evaluate(subject, context)
             let patternValue = try evaluate(pattern, context)
-            var escapeCharacter: Character?
+            var escapePoint: UInt32?
             if let escape {
                 let escapeValue = try evaluate(escape, context)
-                guard let text = SQLValues.text(of: escapeValue) else { return .null }
-                guard text.unicodeScalars.count == 1, let first = text.first else {
+                guard let bytes = SQLiteText.bytes(of: escapeValue) else { return .null }
+                let text = SQLiteText.beforeNul(bytes)
+                guard !text.isEmpty, SQLiteText.characterEnd(text, after: text.startIndex) == text.endIndex else {
                     throw SQLExecutionError("ESCAPE expression must be a single character")
                 }
-                escapeCharacter = first
+                escapePoint = SQLiteText.decode(text)
             }
-            guard let rawText = SQLValues.text(of: value), let rawPattern = SQLValues.text(of: patternValue) else { return .null }
+            if case .null = value { return .null }
+            if case .null = patternValue { return .null }
+            // SQLite 3.40 matches no blob (on either side) with LIKE or GLOB.
             if case .blob = value { return .integer(negated ? 1 : 0) }
             if case .blob = patternValue { return .integer(negated ? 1 : 0) }
-            let text = SQLValues.cString(rawText), patternText = SQLValues.cString(rawPattern)
-            let cacheKey = escapeCharacter.map { String($0) + "\u{0}" + patternText } ?? patternText
+            let subjectText = SQLiteText.textValue(of: value), patternText = SQLiteText.textValue(of: patternValue)
+            guard case .text(let rawText) = subjectText, case .text(let rawPattern) = patternText else {
+                // Text that is not valid UTF-8: characters as SQLite reads them.
+                let compiled = LikePattern("", codePoints: Self.codePoints(patternText), escape: escapePoint)
+                let subject = SQLiteText.beforeNul(SQLiteText.bytes(of: subjectText) ?? [])
+                return .integer(subject.withUnsafeBufferPointer { compiled.matches(utf8: $0) } != negated ? 1 : 0)
+            }
+            let pattern = SQLValues.cString(rawPattern)
+            let cacheKey = escapePoint.map { String($0) + "\u{0}" + pattern } ?? pattern
             let compiled: LikePattern
             if let cached = context.likePatterns[cacheKey] {
                 compiled = cached
             } else {
-                compiled = LikePattern(patternText, escape: escapeCharacter)
+                compiled = LikePattern(pattern, codePoints: pattern.unicodeScalars.map(\.value), escape: escapePoint)
                 if context.likePatterns.count < 64 { context.likePatterns[cacheKey] = compiled }
             }
-            return .integer(compiled.matches(text) != negated ? 1 : 0)
+            var text = rawText
+            let matched = text.withUTF8 { compiled.matches(utf8: SQLiteText.beforeNul($0)) }
+            return .integer(matched != negated ? 1 : 0)
         case .glob(let subject, let pattern, let negated):
             let value = try evaluate(subject, context), patternValue = try evaluate(pattern, context)
-            guard let text = SQLValues.text(of: value), let patternText = SQLValues.text(of: patternValue) else { return .null }
+            if case .null = value { return .null }
+            if case .null = patternValue { return .null }
             // SQLite 3.40 matches no blob (on either side) with LIKE or GLOB.
             if case .blob = value { return .integer(negated ? 1 : 0) }
             if case .blob = patternValue { return .integer(negated ? 1 : 0) }
-            return .integer(Glob.matches(pattern: SQLValues.cString(patternText), SQLValues.cString(text)) != negated ? 1 : 0)
+            let matched = Glob.matches(pattern: Self.codePoints(patternValue), Self.codePoints(value))
+            return .integer(matched != negated ? 1 : 0)
         case .caseWhen(let base, let whens, let otherwise):
             if let base {
                 let value = try evaluate(base, context)
@@ -170,6 +185,11 @@ enum Evaluator {
 
     /// The truth of a condition (WHERE, HAVING, CASE WHEN): AND, OR and NOT short-circuit, as
     /// SQLite's jumps do; nil is unknown.
+    /// The code points of a value's text up to its first NUL, as LIKE and GLOB read them.
+    static func codePoints(_ value: SQLValue) -> [UInt32] {
+        SQLiteText.codePoints(SQLiteText.beforeNul(SQLiteText.bytes(of: value) ?? []))
+    }
+
     static func condition(_ expr: Expr, _ context: RowContext) throws -> Bool? {
         switch expr {
         case .binary(.and, let left, let right):
@@ -193,8 +213,8 @@ enum Evaluator {
 
     /// A comparison operator with SQLite's affinity rules and NULL handling.
     /// `keepLeft`/`keepRight`: that operand takes no affinity (see `Expr.keepsStorageClass`).
-    static func compare(_ op: BinaryOperator, _ l: DAOValue, _ leftAffinity: Affinity?, _ r: DAOValue, _ rightAffinity: Affinity?,
-                        keepLeft: Bool = false, keepRight: Bool = false) -> DAOValue {
+    static func compare(_ op: BinaryOperator, _ l: SQLValue, _ leftAffinity: Affinity?, _ r: SQLValue, _ rightAffinity: Affinity?,
+                        keepLeft: Bool = false, keepRight: Bool = false) -> SQLValue {
         let lNull: Bool, rNull: Bool
         if case .null = l { lNull = true } else { lNull = false }
         if case .null = r { rNull = true } else { rNull = false }
@@ -221,20 +241,22 @@ enum Evaluator {
 }
 
 /// SQLite's GLOB: `*` any run, `?` one character, `[...]` a set (`^` negates, `a-z` ranges),
-/// case-sensitive.
+/// case-sensitive; over code points as `sqlite3Utf8Read` gives them (`SQLiteText`).
 enum Glob {
-    static func matches(pattern: String, _ text: String) -> Bool {
-        let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
-        return match(p, 0, t, 0)
+    static func matches(pattern: [UInt32], _ text: [UInt32]) -> Bool {
+        match(pattern, 0, text, 0)
     }
 
-    private static func match(_ p: [Unicode.Scalar], _ pi: Int, _ t: [Unicode.Scalar], _ ti: Int) -> Bool {
+    private static let star: UInt32 = 0x2A, question: UInt32 = 0x3F, open: UInt32 = 0x5B, close: UInt32 = 0x5D
+    private static let caret: UInt32 = 0x5E, dash: UInt32 = 0x2D
+
+    private static func match(_ p: [UInt32], _ pi: Int, _ t: [UInt32], _ ti: Int) -> Bool {
         var pi = pi, ti = ti
         while pi < p.count {
             let c = p[pi]
-            if c == "*" {
-                while pi < p.count, p[pi] == "*" || p[pi] == "?" {
-                    if p[pi] == "?" { if ti >= t.count { return false }; ti += 1 }
+            if c == star {
+                while pi < p.count, p[pi] == star || p[pi] == question {
+                    if p[pi] == question { if ti >= t.count { return false }; ti += 1 }
                     pi += 1
                 }
                 if pi == p.count { return true }
@@ -246,8 +268,8 @@ enum Glob {
                 return false
             }
             guard ti < t.count else { return false }
-            if c == "?" { pi += 1; ti += 1; continue }
-            if c == "[" {
+            if c == question { pi += 1; ti += 1; continue }
+            if c == open {
                 guard let (matched, next) = matchSet(p, pi, t[ti]) else { return false }
                 if !matched { return false }
                 pi = next
@@ -262,19 +284,19 @@ enum Glob {
     }
 
     /// Matches `scalar` against the set starting at `p[start] == "["`; nil for an unclosed set.
-    private static func matchSet(_ p: [Unicode.Scalar], _ start: Int, _ scalar: Unicode.Scalar) -> (Bool, Int)? {
+    private static func matchSet(_ p: [UInt32], _ start: Int, _ scalar: UInt32) -> (Bool, Int)? {
         var i = start + 1
         var invert = false
-        if i < p.count, p[i] == "^" { invert = true; i += 1 }
+        if i < p.count, p[i] == caret { invert = true; i += 1 }
         var found = false
         var first = true
-        var previous: Unicode.Scalar?
+        var previous: UInt32?
         while i < p.count {
             let c = p[i]
-            if c == "]" && !first { return (found != invert, i + 1) }
-            if c == "-", let low = previous, i + 1 < p.count, p[i + 1] != "]" {
+            if c == close && !first { return (found != invert, i + 1) }
+            if c == dash, let low = previous, i + 1 < p.count, p[i + 1] != close {
                 let high = p[i + 1]
-                if scalar.value >= low.value && scalar.value <= high.value { found = true }
+                if scalar >= low && scalar <= high { found = true }
                 previous = nil
                 i += 2
                 first = false

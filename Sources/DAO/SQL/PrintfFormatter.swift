@@ -10,7 +10,7 @@ enum PrintfFormatter {
 
     /// Formats `format` with `arguments` (SQLite's printf(FORMAT, ...)); nil when SQLite gives NULL.
     /// - Throws: `DAOError.unsupported` for a width or precision above `sizeLimit`.
-    static func format(_ format: [UInt8], _ arguments: ArraySlice<DAOValue>) throws -> [UInt8]? {
+    static func format(_ format: [UInt8], _ arguments: ArraySlice<SQLValue>) throws -> [UInt8]? {
         var state = State(arguments: arguments)
         try state.run(format)
         return state.appended ? state.out : nil
@@ -32,11 +32,11 @@ enum PrintfFormatter {
     }
 
     private struct State {
-        var arguments: ArraySlice<DAOValue>
+        var arguments: ArraySlice<SQLValue>
         var out: [UInt8] = []
         var appended = false
 
-        mutating func nextArgument() -> DAOValue? {
+        mutating func nextArgument() -> SQLValue? {
             guard let first = arguments.first else { return nil }
             arguments = arguments.dropFirst()
             return first
@@ -55,8 +55,7 @@ enum PrintfFormatter {
             guard let value = nextArgument() else { return nil }
             switch value {
             case .null: return nil
-            case .blob(let bytes): return Array(bytes.prefix { $0 != 0 })
-            default: return Array((SQLValues.text(of: value) ?? "").utf8.prefix { $0 != 0 })
+            default: return Array(SQLiteText.beforeNul(SQLiteText.bytes(of: value) ?? []))
             }
         }
 
@@ -210,7 +209,7 @@ enum PrintfFormatter {
                         var index = 0, remaining = precision
                         while remaining > 0 && index < text.count {
                             remaining -= 1
-                            index = PrintfFormatter.skipCharacter(text, index)
+                            index = SQLiteText.characterEnd(text, after: index)
                         }
                         length = index
                     } else {
@@ -276,24 +275,15 @@ enum PrintfFormatter {
     }
 
     /// sqlite3_value_int64: reals truncate (saturating), text and blobs by their leading integer.
-    static func int64(_ value: DAOValue) -> Int64 {
+    static func int64(_ value: SQLValue) -> Int64 {
         switch value {
         case .null: return 0
         case .integer(let i): return i
         case .real(let r): return SQLValues.saturatingInteger(r)
-        case .text, .blob:
+        case .text, .blob, .invalidText:
             if case .integer(let i) = SQLValues.castInteger(value) { return i }
             return 0
         }
-    }
-
-    /// Skips one UTF-8 character as SQLite's SQLITE_SKIP_UTF8 does.
-    static func skipCharacter(_ bytes: [UInt8], _ index: Int) -> Int {
-        var i = index
-        let lead = bytes[i]
-        i += 1
-        if lead >= 0xC0 { while i < bytes.count, bytes[i] & 0xC0 == 0x80 { i += 1 } }
-        return i
     }
 
     static func integerText(_ magnitude: UInt64, base: UInt64, upper: Bool, prefix: UInt8, flags: Flags, width: Int,

@@ -54,7 +54,7 @@ enum ScalarFunctions {
 
     /// Evaluates a call: iif, coalesce and ifnull evaluate only the arguments they need (as
     /// SQLite's code does), the others all of their arguments first.
-    static func evaluate(_ name: String, _ args: [Expr], _ context: RowContext) throws -> DAOValue {
+    static func evaluate(_ name: String, _ args: [Expr], _ context: RowContext) throws -> SQLValue {
         switch name {
         case "iif":
             if try Evaluator.condition(args[0], context) == true { return try Evaluator.evaluate(args[1], context) }
@@ -71,7 +71,7 @@ enum ScalarFunctions {
         }
     }
 
-    static func call(_ name: String, _ args: [DAOValue], _ context: RowContext? = nil) throws -> DAOValue {
+    static func call(_ name: String, _ args: [SQLValue], _ context: RowContext? = nil) throws -> SQLValue {
         if DateTimeFunctions.names.contains(name) { return try DateTimeFunctions.call(name, args, context) }
         switch name {
         case TriggerRaise.functionName: throw TriggerRaise(args)   // RAISE(...) (Engine/Triggers.swift)
@@ -80,17 +80,18 @@ enum ScalarFunctions {
             case .null: return .null
             case .blob(let b): return .integer(Int64(b.count))
             case .text(let t): return .integer(Int64(t.unicodeScalars.prefix { $0 != "\u{0}" }.count))
-            default: return .integer(Int64((SQLValues.text(of: args[0]) ?? "").unicodeScalars.count))
+            default: return .integer(Int64(SQLiteText.characterCount(SQLiteText.bytes(of: args[0]) ?? [])))
             }
         case "lower", "upper":
-            guard let text = SQLValues.text(of: args[0]) else { return .null }
+            // ASCII letters only, byte by byte (SQLite without ICU).
+            guard let text = SQLiteText.bytes(of: args[0]) else { return .null }
             let upper = name == "upper"
-            let bytes = text.utf8.map { b -> UInt8 in
+            let bytes = text.map { b -> UInt8 in
                 if upper, b >= 0x61, b <= 0x7A { return b - 0x20 }
                 if !upper, b >= 0x41, b <= 0x5A { return b + 0x20 }
                 return b
             }
-            return .text(String(decoding: bytes, as: UTF8.self))
+            return .text(bytes: bytes)
         case "substr", "substring": return substr(args)
         case "abs":
             switch args[0] {
@@ -108,42 +109,27 @@ enum ScalarFunctions {
             case .null: return .text("null")
             case .integer: return .text("integer")
             case .real: return .text("real")
-            case .text: return .text("text")
+            case .text, .invalidText: return .text("text")
             case .blob: return .text("blob")
             }
-        case "trim", "ltrim", "rtrim":
-            guard let text = SQLValues.text(of: args[0]) else { return .null }
-            var set: Set<Unicode.Scalar> = [" "]
-            if args.count == 2 {
-                guard let chars = SQLValues.text(of: args[1]) else { return .null }
-                set = Set(chars.unicodeScalars)
-            }
-            var scalars = Array(text.unicodeScalars)[...]
-            if name != "rtrim" { while let first = scalars.first, set.contains(first) { scalars = scalars.dropFirst() } }
-            if name != "ltrim" { while let last = scalars.last, set.contains(last) { scalars = scalars.dropLast() } }
-            var result = String.UnicodeScalarView()
-            result.append(contentsOf: scalars)
-            return .text(String(result))
+        case "trim", "ltrim", "rtrim": return trim(name, args)
         case "instr":
             if case .null = args[0] { return .null }
             if case .null = args[1] { return .null }
             if case .blob(let haystack) = args[0], case .blob(let needle) = args[1] {
                 return .integer(Int64(firstIndex(of: needle, in: haystack).map { $0 + 1 } ?? 0))
             }
-            let haystack = Array((SQLValues.text(of: args[0]) ?? "").unicodeScalars)
-            let needle = Array((SQLValues.text(of: args[1]) ?? "").unicodeScalars)
-            return .integer(Int64(firstIndex(of: needle, in: haystack).map { $0 + 1 } ?? 0))
+            return .integer(Int64(instr(SQLiteText.bytes(of: args[0]) ?? [], SQLiteText.bytes(of: args[1]) ?? [])))
         case "replace":
             // As SQLite: NULL X or Y gives NULL; an empty Y (or one starting with NUL) gives X
             // itself, whatever Z is; then a NULL Z gives NULL.
-            guard let text = SQLValues.text(of: args[0]), let pattern = SQLValues.text(of: args[1]) else { return .null }
-            if pattern.utf8.first == nil || pattern.utf8.first == 0 {
+            guard let source = SQLiteText.bytes(of: args[0]), let find = SQLiteText.bytes(of: args[1]) else { return .null }
+            if find.first == nil || find.first == 0 {
                 // SQLite read X as text first, which turns a blob X itself into text.
-                if case .blob = args[0] { return .text(text) }
+                if case .blob = args[0] { return .text(bytes: source) }
                 return args[0]
             }
-            guard let replacement = SQLValues.text(of: args[2]) else { return .null }
-            let source = Array(text.utf8), find = Array(pattern.utf8), with = Array(replacement.utf8)
+            guard let with = SQLiteText.bytes(of: args[2]) else { return .null }
             var out: [UInt8] = []
             var i = 0
             while i < source.count {
@@ -155,10 +141,10 @@ enum ScalarFunctions {
                     i += 1
                 }
             }
-            return .text(String(decoding: out, as: UTF8.self))
+            return .text(bytes: out)
         case "round": return round(args)
         case "max", "min":
-            var best: DAOValue?
+            var best: SQLValue?
             for arg in args {
                 if case .null = arg { return .null }
                 if let current = best {
@@ -185,23 +171,22 @@ enum ScalarFunctions {
     }
 
     /// SQLite's substr, characters for text and bytes for blobs, negative and zero positions.
-    static func substr(_ args: [DAOValue]) -> DAOValue {
+    static func substr(_ args: [SQLValue]) -> SQLValue {
         if case .null = args[0] { return .null }
         if case .null = args[1] { return .null }
         if args.count == 3, case .null = args[2] { return .null }
         let isBlob: Bool
         let bytes: [UInt8]
-        var scalars: [Unicode.Scalar] = []
         if case .blob(let b) = args[0] {
             if b.isEmpty { return .null } // SQLite reads an empty blob as a NULL pointer
             isBlob = true
             bytes = b
         } else {
             isBlob = false
-            bytes = []
-            scalars = Array(SQLValues.cString(SQLValues.text(of: args[0]) ?? "").unicodeScalars)
+            bytes = SQLiteText.bytes(of: args[0]) ?? []
         }
-        let length = Int64(isBlob ? bytes.count : scalars.count)
+        let text = SQLiteText.beforeNul(bytes)
+        let length = Int64(isBlob ? bytes.count : SQLiteText.characterCount(bytes))
         var p1 = SQLValues.integer(args[1])
         var p2: Int64
         var negativeLength = false
@@ -232,13 +217,58 @@ enum ScalarFunctions {
         if p2 < 0 { p2 = 0 }
         let from = Int(p1), to = Int(p1 + p2)
         if isBlob { return .blob(Array(bytes[from..<to])) }
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: scalars[from..<to])
-        return .text(String(view))
+        let start = SQLiteText.index(text, text.startIndex, advancedBy: from)
+        let end = SQLiteText.index(text, start, advancedBy: to - from)
+        return .text(bytes: text[start..<end])
+    }
+
+    /// trim, ltrim, rtrim: strips the characters of the second argument (a space by default),
+    /// each matched by its bytes, as SQLite's trimFunc.
+    static func trim(_ name: String, _ args: [SQLValue]) -> SQLValue {
+        guard let text = SQLiteText.bytes(of: args[0]) else { return .null }
+        var characters: [ArraySlice<UInt8>] = [[0x20]]
+        if args.count == 2 {
+            guard let set = SQLiteText.bytes(of: args[1]) else { return .null }
+            let chars = SQLiteText.beforeNul(set)
+            characters = []
+            var i = chars.startIndex
+            while i < chars.endIndex {
+                let end = SQLiteText.characterEnd(chars, after: i)
+                characters.append(chars[i..<end])
+                i = end
+            }
+        }
+        var start = 0, end = text.count
+        if name != "rtrim" {
+            while start < end, let c = characters.first(where: { $0.count <= end - start && text[start..<start + $0.count].elementsEqual($0) }) {
+                start += c.count
+            }
+        }
+        if name != "ltrim" {
+            while start < end, let c = characters.first(where: { $0.count <= end - start && text[end - $0.count..<end].elementsEqual($0) }) {
+                end -= c.count
+            }
+        }
+        if case .text(let whole) = args[0], start == 0, end == text.count { return .text(whole) }
+        return .text(bytes: text[start..<end])
+    }
+
+    /// instr(X, Y) of two texts' bytes (SQLite's instrFunc): the 1-based character position of
+    /// the first occurrence of Y's bytes, 0 if none, 1 for an empty Y. Characters are counted by
+    /// stepping over a byte and the continuation bytes after it.
+    static func instr(_ haystack: [UInt8], _ needle: [UInt8]) -> Int {
+        if needle.isEmpty { return 1 }
+        var position = 1, at = 0
+        while needle.count <= haystack.count - at {
+            if haystack[at] == needle[0], haystack[at..<at + needle.count].elementsEqual(needle) { return position }
+            position += 1
+            repeat { at += 1 } while at < haystack.count && haystack[at] & 0xC0 == 0x80
+        }
+        return 0
     }
 
     /// round(x [, n]): a real, rounded half away from zero as SQLite's printf does.
-    static func round(_ args: [DAOValue]) -> DAOValue {
+    static func round(_ args: [SQLValue]) -> SQLValue {
         if case .null = args[0] { return .null }
         var digits: Int64 = 0
         if args.count == 2 {

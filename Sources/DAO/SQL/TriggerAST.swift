@@ -29,7 +29,7 @@ struct TriggerRaise: Error {
     var action: Action
     var message: String
 
-    init(_ args: [DAOValue]) {
+    init(_ args: [SQLValue]) {
         if case .text(let name) = args.first, let action = Action(rawValue: name) { self.action = action } else { action = .abort }
         message = args.count > 1 ? (SQLValues.text(of: args[1]) ?? "") : ""
     }

@@ -1,12 +1,12 @@
 /// SQLite 3.40's functions on values and on the connection: nullif hex quote unicode char
 /// zeroblob randomblob random likely unlikely likelihood printf format sqlite_version changes
 /// last_insert_rowid total_changes. Results SQLite builds as bytes that are not valid UTF-8
-/// (char() of a surrogate, printf cutting a character) are refused, not replaced.
+/// (char() of a surrogate, printf cutting a character) are such texts here too.
 enum ValueFunctions {
     /// The SQLite version whose semantics the functions follow.
     static let sqliteVersion = "3.40.1"
 
-    static func call(_ name: String, _ args: [DAOValue], _ context: RowContext?) throws -> DAOValue {
+    static func call(_ name: String, _ args: [SQLValue], _ context: RowContext?) throws -> SQLValue {
         switch name {
         case "nullif":
             // No affinity: nullif(1, '1') is 1 (an integer and a text differ).
@@ -29,7 +29,7 @@ enum ValueFunctions {
         case "unicode":
             let bytes = cBytes(args[0])
             guard !bytes.isEmpty else { return .null }
-            return .integer(Int64(readUTF8(bytes)))
+            return .integer(Int64(SQLiteText.decode(bytes[..<SQLiteText.characterEnd(bytes, after: 0)])))
         case "char": return try char(args)
         case "zeroblob":
             let n = max(PrintfFormatter.int64(args[0]), 0)
@@ -42,14 +42,9 @@ enum ValueFunctions {
         case "random":
             return .integer(Int64.random(in: Int64.min...Int64.max))
         case "printf", "format":
-            guard let first = args.first, let format = SQLValues.text(of: first) else { return .null }
-            let fmt: [UInt8]
-            if case .blob(let bytes) = first { fmt = Array(bytes.prefix { $0 != 0 }) } else { fmt = Array(format.utf8.prefix { $0 != 0 }) }
-            guard let bytes = try PrintfFormatter.format(fmt, args.dropFirst()) else { return .null }
-            guard let text = String(validatingUTF8Bytes: bytes) else {
-                throw DAOError.unsupported("printf result that is not valid UTF-8")
-            }
-            return .text(text)
+            guard let first = args.first, let format = SQLiteText.bytes(of: first) else { return .null }
+            guard let bytes = try PrintfFormatter.format(Array(SQLiteText.beforeNul(format)), args.dropFirst()) else { return .null }
+            return .text(bytes: bytes)
         case "sqlite_version":
             return .text(sqliteVersion)
         case "changes":
@@ -71,57 +66,47 @@ enum ValueFunctions {
         return n
     }
 
-    /// The bytes sqlite3_value_blob gives: a blob's own, text's UTF-8, a number's text; none for NULL.
-    static func bytesOf(_ value: DAOValue) -> [UInt8] {
-        switch value {
-        case .null: return []
-        case .blob(let bytes): return bytes
-        default: return Array((SQLValues.text(of: value) ?? "").utf8)
-        }
+    /// The bytes sqlite3_value_blob gives: a blob's own, text's as kept, a number's text; none
+    /// for NULL.
+    static func bytesOf(_ value: SQLValue) -> [UInt8] {
+        SQLiteText.bytes(of: value) ?? []
     }
 
     /// The bytes sqlite3_value_text gives, up to the first NUL.
-    static func cBytes(_ value: DAOValue) -> [UInt8] {
+    static func cBytes(_ value: SQLValue) -> [UInt8] {
         Array(bytesOf(value).prefix { $0 != 0 })
     }
 
-    /// SQLite's sqlite3Utf8Read of the first character (invalid sequences as SQLite reads them).
-    static func readUTF8(_ bytes: [UInt8]) -> UInt32 {
-        var c = UInt32(bytes[0])
-        guard c >= 0xC0 else { return c }
-        let lead = c
-        switch lead {
-        case 0xC0...0xDF: c = lead - 0xC0
-        case 0xE0...0xEF: c = lead - 0xE0
-        case 0xF0...0xF7: c = lead - 0xF0
-        case 0xF8...0xFB: c = lead - 0xF8
-        case 0xFC...0xFD: c = lead - 0xFC
-        default: c = 0
-        }
-        var i = 1
-        while i < bytes.count, bytes[i] & 0xC0 == 0x80 {
-            c = (c << 6) &+ UInt32(bytes[i] & 0x3F)
-            i += 1
-        }
-        if c < 0x80 || c & 0xFFFF_F800 == 0xD800 || c & 0xFFFF_FFFE == 0xFFFE { c = 0xFFFD }
-        return c
-    }
-
-    static func char(_ args: [DAOValue]) throws -> DAOValue {
-        var scalars = String.UnicodeScalarView()
+    /// char(X1, ..., XN): each code point encoded as SQLite does (a surrogate too, which makes
+    /// a text that is not valid UTF-8; out of range is U+FFFD).
+    static func char(_ args: [SQLValue]) throws -> SQLValue {
+        var out: [UInt8] = []
+        out.reserveCapacity(args.count * 2)
         for arg in args {
             var x = PrintfFormatter.int64(arg)
             if x < 0 || x > 0x10FFFF { x = 0xFFFD }
-            guard let scalar = Unicode.Scalar(UInt32(x)) else {
-                throw DAOError.unsupported("char() of the surrogate code point \(x)")
+            let c = UInt32(x)
+            switch c {
+            case ..<0x80: out.append(UInt8(c))
+            case ..<0x800:
+                out.append(0xC0 | UInt8(c >> 6))
+                out.append(0x80 | UInt8(c & 0x3F))
+            case ..<0x10000:
+                out.append(0xE0 | UInt8(c >> 12))
+                out.append(0x80 | UInt8((c >> 6) & 0x3F))
+                out.append(0x80 | UInt8(c & 0x3F))
+            default:
+                out.append(0xF0 | UInt8(c >> 18))
+                out.append(0x80 | UInt8((c >> 12) & 0x3F))
+                out.append(0x80 | UInt8((c >> 6) & 0x3F))
+                out.append(0x80 | UInt8(c & 0x3F))
             }
-            scalars.append(scalar)
         }
-        return .text(String(scalars))
+        return .text(bytes: out)
     }
 
     /// quote(X): an SQL literal of X (reals in a form that reads back to the same value).
-    static func quote(_ value: DAOValue) throws -> DAOValue {
+    static func quote(_ value: SQLValue) throws -> SQLValue {
         switch value {
         case .null: return .text("NULL")
         case .integer(let i): return .text(String(i))
@@ -132,7 +117,7 @@ enum ValueFunctions {
             flags.altForm2 = true
             let long = PrintfFormatter.formatReal(r, conversion: 0x65, precision: 20, flags: flags)
             return .text(String(decoding: long, as: UTF8.self))
-        case .text:
+        case .text, .invalidText:
             let bytes = cBytes(value)
             var out: [UInt8] = [0x27]
             for byte in bytes {
@@ -140,7 +125,7 @@ enum ValueFunctions {
                 if byte == 0x27 { out.append(byte) }
             }
             out.append(0x27)
-            return .text(String(decoding: out, as: UTF8.self))
+            return .text(bytes: out)
         case .blob(let bytes):
             guard case .text(let hex) = try call("hex", [.blob(bytes)], nil) else { return .null }
             return .text("X'" + hex + "'")

@@ -12,7 +12,7 @@ enum SQLValues {
     /// SQLite's order of any two values (BINARY collation): NULL < numbers < text < blob;
     /// integers and reals compare by numeric value; text and blobs bytewise.
     @inline(__always)
-    static func compare(_ a: DAOValue, _ b: DAOValue) -> Int {
+    static func compare(_ a: SQLValue, _ b: SQLValue) -> Int {
         switch (a, b) {
         case (.integer(let x), .integer(let y)): return x < y ? -1 : (x > y ? 1 : 0)
         case (.real(let x), .real(let y)): return x < y ? -1 : (x > y ? 1 : 0)
@@ -20,15 +20,18 @@ enum SQLValues {
         case (.real(let x), .integer(let y)): return -compareIntReal(y, x)
         case (.text(let x), .text(let y)): return compareText(x, y)
         case (.blob(let x), .blob(let y)): return compareBytes(x, y)
+        case (.invalidText(let x), .invalidText(let y)): return compareBytes(x, y)
+        case (.text(let x), .invalidText(let y)): return compareBytes(Array(x.utf8), y)
+        case (.invalidText(let x), .text(let y)): return compareBytes(x, Array(y.utf8))
         default: return rank(a) - rank(b)
         }
     }
 
-    static func rank(_ value: DAOValue) -> Int {
+    static func rank(_ value: SQLValue) -> Int {
         switch value {
         case .null: return 0
         case .integer, .real: return 1
-        case .text: return 2
+        case .text, .invalidText: return 2
         case .blob: return 3
         }
     }
@@ -67,7 +70,7 @@ enum SQLValues {
         return x.count < y.count ? -1 : (x.count > y.count ? 1 : 0)
     }
 
-    static func compare(_ a: [DAOValue], _ b: [DAOValue]) -> Int {
+    static func compare(_ a: [SQLValue], _ b: [SQLValue]) -> Int {
         for i in 0..<min(a.count, b.count) {
             let c = compare(a[i], b[i])
             if c != 0 { return c }
@@ -82,12 +85,12 @@ enum SQLValues {
 
     /// Parses the longest numeric prefix of `text` (after leading spaces). `form` says whether
     /// the whole text (but trailing spaces) was an integer, a real, only a prefix, or nothing.
-    static func parseNumber(_ text: String) -> (value: DAOValue, form: NumberForm) {
+    static func parseNumber(_ text: String) -> (value: SQLValue, form: NumberForm) {
         var text = text
         return text.withUTF8 { parseNumber($0) }
     }
 
-    static func parseNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> (value: DAOValue, form: NumberForm) {
+    static func parseNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> (value: SQLValue, form: NumberForm) {
         var i = 0
         let n = bytes.count
         func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C || b == 0x0B }
@@ -198,11 +201,11 @@ enum SQLValues {
     }
 
     /// A value as a number for arithmetic: text and blobs by their numeric prefix (0 if none).
-    static func numeric(_ value: DAOValue) -> DAOValue {
+    static func numeric(_ value: SQLValue) -> SQLValue {
         switch value {
         case .integer, .real, .null: return value
         case .text(let text): return parseNumber(text).value
-        case .blob(let bytes): return parseNumber(String(decoding: bytes, as: UTF8.self)).value
+        case .blob(let bytes), .invalidText(let bytes): return bytes.withUnsafeBufferPointer { parseNumber($0).value }
         }
     }
 
@@ -212,14 +215,14 @@ enum SQLValues {
     /// for everything else: a real, a text spelling a real ('1e3', '0.5'), any other text (its
     /// numeric prefix: '12abc' adds 12.0, 'abc' 0.0) and any blob (its bytes read as text:
     /// x'37' adds 7.0). One real operand makes sum() a real.
-    static func sumOperand(_ value: DAOValue) -> DAOValue {
+    static func sumOperand(_ value: SQLValue) -> SQLValue {
         switch value {
         case .integer, .real, .null: return value
         case .text(let text):
             let parsed = parseNumber(text)
             if parsed.form == .integer, case .integer = parsed.value { return parsed.value }
             return .real(double(value))
-        case .blob: return .real(double(value))
+        case .blob, .invalidText: return .real(double(value))   // never an integer's whole spelling
         }
     }
 
@@ -234,7 +237,7 @@ enum SQLValues {
     // MARK: Affinity
 
     /// Applies a column affinity to a value being stored (or compared).
-    static func apply(_ affinity: Affinity?, to value: DAOValue) -> DAOValue {
+    static func apply(_ affinity: Affinity?, to value: SQLValue) -> SQLValue {
         guard let affinity else { return value }
         switch affinity {
         case .blob: return value
@@ -277,13 +280,13 @@ enum SQLValues {
     /// -0.0 as 0.0, any other value as it is. SQLite stores an integral real of a REAL column
     /// as an integer and reads it back as a real, so a REAL column never holds -0.0 (a column
     /// without affinity does). Comparisons are unaffected (-0.0 = 0.0).
-    static func positiveZero(_ value: DAOValue) -> DAOValue {
+    static func positiveZero(_ value: SQLValue) -> SQLValue {
         if case .real(let r) = value, r == 0, r.sign == .minus { return .real(0) }
         return value
     }
 
     /// `apply`, except for a number that carries a text form (`kept`), which no affinity changes.
-    static func apply(_ affinity: Affinity?, to value: DAOValue, unlessKept kept: Bool) -> DAOValue {
+    static func apply(_ affinity: Affinity?, to value: SQLValue, unlessKept kept: Bool) -> SQLValue {
         if kept {
             switch value {
             case .integer, .real: return value
@@ -314,7 +317,7 @@ enum SQLValues {
         }
     }
 
-    static func realValue(_ value: DAOValue) -> DAOValue {
+    static func realValue(_ value: SQLValue) -> SQLValue {
         if case .integer(let i) = value { return .real(Double(i)) }
         return value
     }
@@ -322,13 +325,15 @@ enum SQLValues {
     // MARK: Conversions
 
     /// The text form of a value (SQLite's: reals as "%!.15g"); nil for NULL.
-    static func text(of value: DAOValue) -> String? {
+    static func text(of value: SQLValue) -> String? {
         switch value {
         case .null: return nil
         case .integer(let i): return String(i)
         case .real(let r): return format(real: r)
         case .text(let t): return t
-        case .blob(let b): return String(decoding: b, as: UTF8.self)
+        // Repaired (U+FFFD): only for uses where the ill-formed bytes cannot matter (a date's
+        // text, an error message); text functions take `SQLiteText.bytes(of:)`.
+        case .blob(let b), .invalidText(let b): return String(decoding: b, as: UTF8.self)
         }
     }
 
@@ -349,15 +354,14 @@ enum SQLValues {
     }
 
     /// CAST(x AS INTEGER): the numeric prefix of text, reals truncated (saturating).
-    static func castInteger(_ value: DAOValue) -> DAOValue {
+    static func castInteger(_ value: SQLValue) -> SQLValue {
         switch value {
         case .null: return .null
         case .integer: return value
         case .real(let r): return .integer(saturatingInteger(r))
-        case .text, .blob:
-            let text = self.text(of: value) ?? ""
-            var bytes = text
-            return bytes.withUTF8 { buffer -> DAOValue in
+        case .text, .blob, .invalidText:
+            let bytes = SQLiteText.bytes(of: value) ?? []
+            return bytes.withUnsafeBufferPointer { buffer -> SQLValue in
                 // CAST to INTEGER reads only the leading integer digits ('1e5' is 1).
                 var i = 0
                 while i < buffer.count, [0x20, 0x09, 0x0A, 0x0D, 0x0C, 0x0B].contains(buffer[i]) { i += 1 }
@@ -381,20 +385,20 @@ enum SQLValues {
     }
 
     /// CAST(x AS REAL).
-    static func castReal(_ value: DAOValue) -> DAOValue {
+    static func castReal(_ value: SQLValue) -> SQLValue {
         switch value {
         case .null: return .null
         case .integer(let i): return .real(Double(i))
         case .real: return value
-        case .text, .blob: return realValue(numeric(value))
+        case .text, .blob, .invalidText: return realValue(numeric(value))
         }
     }
 
     /// CAST(x AS NUMERIC): text becomes an integer when it reads as one exactly; reals stay.
-    static func castNumeric(_ value: DAOValue) -> DAOValue {
+    static func castNumeric(_ value: SQLValue) -> SQLValue {
         switch value {
         case .null, .integer, .real: return value
-        case .text, .blob:
+        case .text, .blob, .invalidText:
             // An integral real becomes an integer only within +-2^51 (sqlite3RealSameAsInt).
             let number = numeric(value)
             if case .real(let r) = number, let i = exactInteger(r), i >= -2251799813685248, i < 2251799813685248 {
@@ -411,17 +415,17 @@ enum SQLValues {
     }
 
     /// The value of a CAST to `typeName` (its affinity decides).
-    static func cast(_ value: DAOValue, to typeName: String) -> DAOValue {
+    static func cast(_ value: SQLValue, to typeName: String) -> SQLValue {
         switch Affinity(declaredType: typeName) {
         case .integer: return castInteger(value)
         case .real: return castReal(value)
         case .numeric: return castNumeric(value)
         case .text:
-            if case .null = value { return .null }
-            return .text(text(of: value) ?? "")
+            return SQLiteText.textValue(of: value)
         case .blob:
             switch value {
             case .null, .blob: return value
+            case .invalidText(let bytes): return .blob(bytes)
             default: return .blob(Array((text(of: value) ?? "").utf8))
             }
         }
@@ -429,7 +433,7 @@ enum SQLValues {
 
     /// SQL truth: NULL is unknown (nil); numbers are true when non-zero; text by its number.
     @inline(__always)
-    static func truth(_ value: DAOValue) -> Bool? {
+    static func truth(_ value: SQLValue) -> Bool? {
         switch value {
         case .null: return nil
         case .integer(let i): return i != 0
@@ -445,7 +449,7 @@ enum SQLValues {
 
     // MARK: Arithmetic
 
-    static func arithmetic(_ op: BinaryOperator, _ a: DAOValue, _ b: DAOValue) -> DAOValue {
+    static func arithmetic(_ op: BinaryOperator, _ a: SQLValue, _ b: SQLValue) -> SQLValue {
         if case .null = a { return .null }
         if case .null = b { return .null }
         let x = numeric(a), y = numeric(b)
@@ -493,7 +497,7 @@ enum SQLValues {
         return result.isNaN ? .null : .real(result)
     }
 
-    static func remainderOperand(_ value: DAOValue) -> Int64 {
+    static func remainderOperand(_ value: SQLValue) -> Int64 {
         switch value {
         case .integer(let i): return i
         case .real(let r): return saturatingInteger(r)
@@ -503,7 +507,7 @@ enum SQLValues {
         }
     }
 
-    static func double(_ value: DAOValue) -> Double {
+    static func double(_ value: SQLValue) -> Double {
         switch value {
         case .integer(let i): return Double(i)
         case .real(let r): return r
@@ -512,7 +516,7 @@ enum SQLValues {
     }
 
     /// The integer of a value for bitwise operators (reals truncated, text by prefix).
-    static func integer(_ value: DAOValue) -> Int64 {
+    static func integer(_ value: SQLValue) -> Int64 {
         switch numeric(value) {
         case .integer(let i): return i
         case .real(let r): return saturatingInteger(r)
@@ -520,7 +524,7 @@ enum SQLValues {
         }
     }
 
-    static func bitwise(_ op: BinaryOperator, _ a: DAOValue, _ b: DAOValue) -> DAOValue {
+    static func bitwise(_ op: BinaryOperator, _ a: SQLValue, _ b: SQLValue) -> SQLValue {
         if case .null = a { return .null }
         if case .null = b { return .null }
         let i = integer(a), j = integer(b)
@@ -537,7 +541,7 @@ enum SQLValues {
         }
     }
 
-    static func negate(_ value: DAOValue) -> DAOValue {
+    static func negate(_ value: SQLValue) -> SQLValue {
         switch numeric(value) {
         case .integer(let i): return i == Int64.min ? .real(9223372036854775808.0) : .integer(-i)
         case .real(let r): return .real(-r)
@@ -549,7 +553,7 @@ enum SQLValues {
 /// A value as a hashable key where SQLite's equality decides (1 and 1.0 are one key; text by
 /// bytes): for DISTINCT, GROUP BY and IN lists.
 struct ValueKey: Hashable {
-    var values: [DAOValue]
+    var values: [SQLValue]
 
     static func == (a: ValueKey, b: ValueKey) -> Bool {
         guard a.values.count == b.values.count else { return false }
@@ -564,6 +568,7 @@ struct ValueKey: Hashable {
             case .integer(let i): hasher.combine(1 as UInt8); hasher.combine(Double(i))
             case .real(let r): hasher.combine(1 as UInt8); hasher.combine(r)
             case .text(let t): hasher.combine(2 as UInt8); hasher.combine(t.utf8.count); for b in t.utf8.prefix(32) { hasher.combine(b) }
+            case .invalidText(let t): hasher.combine(2 as UInt8); hasher.combine(t.count); for b in t.prefix(32) { hasher.combine(b) }
             case .blob(let b): hasher.combine(3 as UInt8); hasher.combine(b)
             }
         }

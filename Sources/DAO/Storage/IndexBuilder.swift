@@ -19,7 +19,7 @@ struct IndexBuilder {
     var count: Int { ends.count }
 
     /// Adds the entry of a row whose key columns are `key`.
-    mutating func add(_ key: [DAOValue], rowid: Int64) {
+    mutating func add(_ key: [SQLValue], rowid: Int64) {
         var null = false
         for (i, value) in key.enumerated() {
             if case .null = value { null = true }
@@ -31,7 +31,7 @@ struct IndexBuilder {
     }
 
     /// Adds the entry of a row: its `columns` of `values` (one slot per table column).
-    mutating func add(columns: [Int], of values: [DAOValue], rowid: Int64) {
+    mutating func add(columns: [Int], of values: [SQLValue], rowid: Int64) {
         var null = false
         for (i, column) in columns.enumerated() {
             if case .null = values[column] { null = true }

@@ -11,7 +11,7 @@ extension IndexKeyCodec {
     /// each value with its position in the index to `body`. False when a value's type cannot be
     /// told from the bytes and `affinities` (or the bytes are malformed): nothing to trust then.
     static func decodeKey(_ entry: UnsafeRawBufferPointer, descending: [Bool], affinities: [Affinity],
-                          _ body: (Int, DAOValue) -> Void) -> Bool {
+                          _ body: (Int, SQLValue) -> Void) -> Bool {
         var at = 0
         for column in 0..<descending.count {
             let invert: UInt8 = descending[column] ? 0xFF : 0
@@ -45,7 +45,7 @@ extension IndexKeyCodec {
                     bytes.append(0)
                 }
                 guard closed else { return false }
-                body(column, tag == textTag ? .text(String(decoding: bytes, as: UTF8.self)) : .blob(bytes))
+                body(column, tag == textTag ? .text(bytes: bytes) : .blob(bytes))
             default:
                 return false
             }
@@ -55,7 +55,7 @@ extension IndexKeyCodec {
 
     /// The stored number that encodes as `value` with `tiebreak`, in a column of `affinity`;
     /// nil when two stored values share the encoding.
-    private static func number(_ value: Double, tiebreak: Int, affinity: Affinity) -> DAOValue? {
+    private static func number(_ value: Double, tiebreak: Int, affinity: Affinity) -> SQLValue? {
         switch affinity {
         case .integer, .numeric:
             // Only integers have a remainder; an integral real in range was stored as an integer

@@ -19,7 +19,7 @@ enum IndexKeyCodec {
     static let blobTag: UInt8 = 0x30
 
     /// Appends the encoding of `value` (inverted when `descending`).
-    static func append(_ value: DAOValue, descending: Bool, to out: inout [UInt8]) {
+    static func append(_ value: SQLValue, descending: Bool, to out: inout [UInt8]) {
         let start = out.count
         switch value {
         case .null: out.append(nullTag)
@@ -29,6 +29,9 @@ enum IndexKeyCodec {
             out.append(textTag)
             var t = t
             t.withUTF8 { appendEscaped(UnsafeRawBufferPointer($0), to: &out) }
+        case .invalidText(let b):
+            out.append(textTag)
+            b.withUnsafeBytes { appendEscaped($0, to: &out) }
         case .blob(let b):
             out.append(blobTag)
             b.withUnsafeBytes { appendEscaped($0, to: &out) }
@@ -39,7 +42,7 @@ enum IndexKeyCodec {
     }
 
     /// The encoding of the leading key columns `key` (a probe; `key.count` <= columns).
-    static func probe(_ key: [DAOValue], descending: [Bool]) -> [UInt8] {
+    static func probe(_ key: [SQLValue], descending: [Bool]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(key.count * 12)
         for (i, value) in key.enumerated() { append(value, descending: descending[i], to: &out) }
@@ -47,7 +50,7 @@ enum IndexKeyCodec {
     }
 
     /// The entry of a row: its key columns, then its rowid.
-    static func entry(_ key: [DAOValue], rowid: Int64, descending: [Bool]) -> [UInt8] {
+    static func entry(_ key: [SQLValue], rowid: Int64, descending: [Bool]) -> [UInt8] {
         var out = probe(key, descending: descending)
         appendRowid(rowid, to: &out)
         return out

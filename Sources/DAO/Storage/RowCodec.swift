@@ -22,7 +22,7 @@ enum RowCodec {
         return Int64(bitPattern: bits ^ (1 << 63))
     }
 
-    static func encode(_ values: [DAOValue], skipping skipped: Int? = nil) -> [UInt8] {
+    static func encode(_ values: [SQLValue], skipping skipped: Int? = nil) -> [UInt8] {
         var out: [UInt8] = [formatVersion]
         out.reserveCapacity(16 + values.count * 9)
         appendVarint(UInt64(values.count), to: &out)
@@ -41,6 +41,10 @@ enum RowCodec {
                 out.append(3)
                 appendVarint(UInt64(t.utf8.count), to: &out)
                 out.append(contentsOf: t.utf8)
+            case .invalidText(let b):   // text bytes as they are, valid UTF-8 or not
+                out.append(3)
+                appendVarint(UInt64(b.count), to: &out)
+                out.append(contentsOf: b)
             case .blob(let b):
                 out.append(4)
                 appendVarint(UInt64(b.count), to: &out)
@@ -51,12 +55,12 @@ enum RowCodec {
     }
 
     /// Decodes a row; nil when the bytes are not a row of this format.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> [DAOValue]? {
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> [SQLValue]? {
         var position = 0
         guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
         position = 1
         guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
-        var values: [DAOValue] = []
+        var values: [SQLValue] = []
         values.reserveCapacity(Int(count))
         for _ in 0..<count {
             guard position < bytes.count else { return nil }
@@ -70,11 +74,11 @@ enum RowCodec {
 
     /// Decodes only the columns in `columns` (sorted positions); the others come back NULL.
     /// Used to build indexes without materializing whole rows.
-    static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]) -> [DAOValue]? {
+    static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]) -> [SQLValue]? {
         guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
         var position = 1
         guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
-        var values = [DAOValue](repeating: .null, count: Int(count))
+        var values = [SQLValue](repeating: .null, count: Int(count))
         var next = 0
         for column in 0..<Int(count) {
             guard next < columns.count else { break }
@@ -92,7 +96,7 @@ enum RowCodec {
     /// Decodes the columns in `columns` (sorted positions; nil: all) into `values`, which has one
     /// slot per column of the table and is overwritten in place (no allocation per row). Returns
     /// the number of values the row stores, or nil when the bytes are not a row.
-    static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]?, into values: inout [DAOValue]) -> Int? {
+    static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]?, into values: inout [SQLValue]) -> Int? {
         guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
         var position = 1
         guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
@@ -120,7 +124,7 @@ enum RowCodec {
     /// the value is skipped without being built (and `.null` returned). Nil when the bytes are
     /// not a value of this format.
     @inline(__always)
-    static func readValue(tag: UInt8, _ bytes: UnsafeRawBufferPointer, _ position: inout Int, keep: Bool = true) -> DAOValue? {
+    static func readValue(tag: UInt8, _ bytes: UnsafeRawBufferPointer, _ position: inout Int, keep: Bool = true) -> SQLValue? {
         switch tag {
         case 0:
             return .null
@@ -139,7 +143,7 @@ enum RowCodec {
             defer { position += Int(length) }
             guard keep else { return .null }
             let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
-            return tag == 3 ? .text(String(decoding: slice, as: UTF8.self)) : .blob([UInt8](slice))
+            return tag == 3 ? .text(bytes: slice) : .blob([UInt8](slice))
         default:
             return nil
         }

@@ -9,9 +9,9 @@ final class TableLoader {
     private var rowids: [Int64] = []
     private var builders: [IndexBuilder]
     private let wanted: [Int]
-    private let defaults: [DAOValue]
+    private let defaults: [SQLValue]
     private var failedRowid: Int64?
-    private var values: [DAOValue] = []
+    private var values: [SQLValue] = []
     private let columnsOf: [[Int]]
 
     init(table: TableState) {

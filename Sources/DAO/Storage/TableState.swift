@@ -8,10 +8,10 @@ struct IndexState: Sendable {
 
     /// Compares two keys (or a key and a shorter probe prefix: only the common columns count).
     @inline(__always)
-    func compareKeys(_ a: [DAOValue], _ b: [DAOValue]) -> Int { IndexState.compareKeys(a, b, schema.descending) }
+    func compareKeys(_ a: [SQLValue], _ b: [SQLValue]) -> Int { IndexState.compareKeys(a, b, schema.descending) }
 
     @inline(__always)
-    static func compareKeys(_ a: [DAOValue], _ b: [DAOValue], _ descending: [Bool]) -> Int {
+    static func compareKeys(_ a: [SQLValue], _ b: [SQLValue], _ descending: [Bool]) -> Int {
         for i in 0..<min(a.count, b.count) {
             let c = SQLValues.compare(a[i], b[i])
             if c != 0 { return descending[i] ? -c : c }
@@ -19,21 +19,21 @@ struct IndexState: Sendable {
         return 0
     }
 
-    func key(of row: [DAOValue]) -> [DAOValue] { schema.columns.map { row[$0] } }
+    func key(of row: [SQLValue]) -> [SQLValue] { schema.columns.map { row[$0] } }
 
     /// The encoded probe of the leading key columns `key`.
-    func probe(_ key: [DAOValue]) -> [UInt8] { IndexKeyCodec.probe(key, descending: schema.descending) }
+    func probe(_ key: [SQLValue]) -> [UInt8] { IndexKeyCodec.probe(key, descending: schema.descending) }
 
-    func entry(rowid: Int64, row: [DAOValue]) -> [UInt8] {
+    func entry(rowid: Int64, row: [SQLValue]) -> [UInt8] {
         IndexKeyCodec.entry(key(of: row), rowid: rowid, descending: schema.descending)
     }
 
-    mutating func insert(rowid: Int64, row: [DAOValue]) { entries.insert(entry(rowid: rowid, row: row)) }
+    mutating func insert(rowid: Int64, row: [SQLValue]) { entries.insert(entry(rowid: rowid, row: row)) }
 
-    mutating func remove(rowid: Int64, row: [DAOValue]) { entries.remove(entry(rowid: rowid, row: row)) }
+    mutating func remove(rowid: Int64, row: [SQLValue]) { entries.remove(entry(rowid: rowid, row: row)) }
 
     /// Rowids of entries whose key equals `key` on all of its columns (a prefix probe allowed).
-    func rowids(matching key: [DAOValue]) -> [Int64] {
+    func rowids(matching key: [SQLValue]) -> [Int64] {
         let probe = probe(key)
         var result: [Int64] = []
         var position = entries.lowerBound(probe)
@@ -113,11 +113,11 @@ final class TableState: @unchecked Sendable {
 
     var maxRowid: Int64? { rowids.last }
 
-    func insertIntoIndexes(rowid: Int64, row: [DAOValue]) {
+    func insertIntoIndexes(rowid: Int64, row: [SQLValue]) {
         for i in indexes.indices { indexes[i].insert(rowid: rowid, row: row) }
     }
 
-    func removeFromIndexes(rowid: Int64, row: [DAOValue]) {
+    func removeFromIndexes(rowid: Int64, row: [SQLValue]) {
         for i in indexes.indices { indexes[i].remove(rowid: rowid, row: row) }
     }
 

@@ -211,7 +211,8 @@ public final class Dao<T: DAORecord> {
     /// Runs a query selecting `selectColumns` and decodes its rows.
     func records(_ sql: String, _ arguments: [DAOValue]) throws -> [T] {
         let names = columns.map(\.name)
-        return try runner.execute(sql, arguments: arguments).rows.map { try decoder.decode(T.self, columns: names, values: $0) }
+        let result = try runner.execute(sql, arguments: arguments)
+        return try result.rows.indices.map { try decoder.decode(T.self, columns: names, rowAt: $0, of: result) }
     }
 
     /// Runs a `SELECT count(*)` and returns its one value.

@@ -18,6 +18,7 @@ struct ResultMapper {
             return try array(query, inner)
         }
         guard let row = query.rows.first else { return nil }
+        if case .binary = spec, let bytes = query.textBytes(row: 0, column: 0) { return Data(bytes) }   // exact, valid UTF-8 or not
         return try one(query.columns, row, spec)
     }
 
@@ -48,7 +49,11 @@ struct ResultMapper {
         case .bool: return firsts.map { (Self.integer($0) ?? 0) != 0 }
         case .double: return firsts.map { Self.double($0) ?? 0 }
         case .string: return firsts.map { Self.string($0) ?? "" }
-        case .binary: return firsts.map { Self.data($0) ?? Data() }
+        case .binary:
+            // A text's exact bytes, valid UTF-8 or not (SQLResult.textBytes).
+            return firsts.indices.map { row in
+                query.textBytes(row: row, column: 0).map { Data($0) } ?? Self.data(firsts[row]) ?? Data()
+            }
         case .dictionary: return query.rows.map { anyDictionary(dictionary(query.columns, $0)) }
         case .type(let name):
             return try decode(query.rows.map { dictionary(query.columns, $0) }, type: name)

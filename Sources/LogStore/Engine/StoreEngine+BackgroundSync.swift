@@ -61,30 +61,43 @@ extension StoreEngine {
     /// sealed segments not yet synced, then the active segment, then the directory when
     /// segments were created. Writers go on meanwhile.
     func syncLog() throws {
-        typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64, written: Range<Int>, mark: SyncMark?)
+        try syncRoundMutex.withLock { try syncRound() }
+    }
+
+    /// One round of `syncLog`. Caller holds `syncRoundMutex`.
+    private func syncRound() throws {
+        typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64, written: Range<Int>, mark: SyncMark?,
+                           removals: [String])
         let round: Round? = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
             guard let syncer = backgroundSyncer else { return nil }
             let directoryDirty = syncer.directoryDirty
             syncer.roundBegins()
             return (unsyncedSegments, active, directoryDirty, syncer.capturedBytes, active?.takeWrittenSinceLastSync() ?? 0..<0,
-                    captureSyncMarkLocked())
+                    captureSyncMarkLocked(), attachments.takeRemovals())
         }
         guard let round else { return }
         // Out of the writer's page tables before the writeback cleans them (see
         // `Segment.takeWrittenSinceLastSync`); the pages stay in the page cache.
         round.active?.region.dropResidentPages(offset: round.written.lowerBound, count: round.written.count)
-        try syncFailure.sync {
-            for segment in round.sealed { try segment.file.syncData() }
-            try round.active?.file.syncData()
-            if round.directory { try Directory.sync(directory) }
+        do {
+            try syncFailure.sync {
+                // The files records in this round name, before the records (AttachmentRegistry).
+                try attachments.syncWritten()
+                for segment in round.sealed { try segment.file.syncData() }
+                try round.active?.file.syncData()
+                if round.directory { try Directory.sync(directory) }
+            }
+        } catch {
+            attachments.restoreRemovals(round.removals)
+            throw error
         }
         writeMutex.withLock {
             unsyncedSegments.removeAll { segment in round.sealed.contains { $0 === segment } }
             backgroundSyncer?.roundCompleted(captured: round.captured)
         }
-        // What the round made durable, for recovery.
-        recordSyncMark(round.mark)
+        // What the round made durable, for recovery; then the attachments it made unnamed.
+        attachments.finish(round.removals, markDurable: recordSyncMark(round.mark))
     }
 
     /// `syncLog` with `writeMutex` held throughout (a writer past `maxUnsyncedBytes`).
@@ -93,16 +106,23 @@ extension StoreEngine {
         syncer.roundBegins()
         let captured = syncer.capturedBytes
         let mark = captureSyncMarkLocked()
+        let removals = attachments.takeRemovals()
         if let written = active?.takeWrittenSinceLastSync() {
             active?.region.dropResidentPages(offset: written.lowerBound, count: written.count)
         }
-        try syncFailure.sync {
-            for segment in unsyncedSegments { try segment.file.syncData() }
-            try active?.file.syncData()
-            if directoryDirty { try Directory.sync(directory) }
+        do {
+            try syncFailure.sync {
+                try attachments.syncWritten()
+                for segment in unsyncedSegments { try segment.file.syncData() }
+                try active?.file.syncData()
+                if directoryDirty { try Directory.sync(directory) }
+            }
+        } catch {
+            attachments.restoreRemovals(removals)
+            throw error
         }
         unsyncedSegments.removeAll()
         syncer.roundCompleted(captured: captured)
-        if let mark { try? writeSyncMarkLocked(mark)?.syncData() }
+        attachments.finish(removals, markDurable: mark.map(recordSyncMarkLocked) ?? false)
     }
 }

@@ -8,16 +8,19 @@ extension StoreEngine {
     /// Nothing is done when nothing can have changed since the last call that completed: the
     /// same active segment with the same length and reserved size (appends only ever add at
     /// the length, a roll changes the active segment, a cut or a reserve changes its size) and
-    /// no other segment waiting. So a close right after an explicit snapshot (the DAO's
-    /// checkpoint) does not fsync again.
+    /// no other segment waiting (attachments noted since are still synced). So a close right
+    /// after an explicit snapshot (the DAO's checkpoint) does not fsync the log again.
     func syncAllLocked() throws {
         let state = active.map { FullySynced(segment: $0.id, length: $0.length, allocated: $0.allocated) }
         if unsyncedSegments.isEmpty, let state, state == fullySynced {
-            try syncFailure.check()
+            // The log is as the last full sync left it; files of the layers above written since
+            // (attachments) are still synced (nothing is done when there are none).
+            try syncFailure.sync { try attachments.syncWritten() }
             return
         }
         fullySynced = nil
         try syncFailure.sync {
+            try attachments.syncWritten()
             for segment in unsyncedSegments { try segment.file.syncData() }
             unsyncedSegments.removeAll()
             try active?.file.syncData()

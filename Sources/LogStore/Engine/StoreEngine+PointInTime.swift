@@ -114,6 +114,12 @@ extension StoreEngine {
                         cutAt = first.offset
                         break scan
                     }
+                    if endsLog(at: position), let check = write.first(where: { !attachmentCheckHolds(segment, $0.offset, $0.header) }) {
+                        let key = UnsafeRawBufferPointer(start: segment.base + check.offset + check.header.keyOffset, count: check.header.keyLength)
+                        recoveryReport.append("\(segment.path): the write at offset \(first.offset) names an attachment not on disk whole (\(String(decoding: key, as: UTF8.self))): a power cut lost it, the log ends there")
+                        cutAt = first.offset
+                        break scan
+                    }
                     expected = last.header.sequence &+ 1
                     for member in write {
                         applyRecovered(segment: segment, offset: member.offset, header: member.header, tombstones: &tombstones)
@@ -169,6 +175,16 @@ extension StoreEngine {
         var result = PointInTimeReplay(chainNext: crossed ? expected : watermark.nextSequence)
         if let end { result.cut = LogCut(segment: end.segment, offset: end.offset, dropped: dropped, atTail: end.atTail && dropped.isEmpty) }
         return result
+    }
+
+    /// False only for an attachment check (FORMAT.md, "Attachments") whose file is not on disk
+    /// whole: a record in the engine's space, a tombstone, key `attach/...`.
+    func attachmentCheckHolds(_ segment: Segment, _ offset: Int, _ header: RecordHeader) -> Bool {
+        guard header.space == LogStore.engineSpace, header.flags.contains(.tombstone),
+              header.keyLength > Self.attachmentCheckPrefix.count else { return true }
+        let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
+        guard key.starts(with: Self.attachmentCheckPrefix) else { return true }
+        return attachmentIsIntact(key: key)
     }
 
     /// Makes the end `replayPointInTime` found so on disk (read-write): removes the write-path

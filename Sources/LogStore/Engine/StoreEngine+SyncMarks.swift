@@ -45,11 +45,29 @@ extension StoreEngine {
     }
 
     /// Records `mark` (what a sync just made durable) and fsyncs it, best effort. Takes
-    /// `writeMutex`.
-    func recordSyncMark(_ mark: SyncMark?) {
-        guard let mark else { return }
-        let file = writeMutex.withLock { writeSyncMarkLocked(mark) }
-        try? file?.syncData()
+    /// `writeMutex`. Returns whether a mark claiming at least `mark` is on disk now (written and
+    /// fsynced here, or an earlier one already claimed as much): attachments dropped before the
+    /// sync may be unlinked only then (`AttachmentRegistry`).
+    @discardableResult
+    func recordSyncMark(_ mark: SyncMark?) -> Bool {
+        guard let mark else { return false }
+        let (file, covered) = writeMutex.withLock { () -> (SystemFile?, Bool) in
+            let file = writeSyncMarkLocked(mark)
+            return (file, file == nil && markCoversLocked(mark))
+        }
+        guard let file else { return covered }
+        return (try? file.syncData()) != nil
+    }
+
+    /// `recordSyncMark` with `writeMutex` held throughout (its fsync too).
+    func recordSyncMarkLocked(_ mark: SyncMark) -> Bool {
+        guard let file = writeSyncMarkLocked(mark) else { return markCoversLocked(mark) }
+        return (try? file.syncData()) != nil
+    }
+
+    /// Whether the last mark written claims at least `mark`. Caller holds `writeMutex`.
+    private func markCoversLocked(_ mark: SyncMark) -> Bool {
+        lastSyncMark.map { $0.position >= mark.position } ?? false
     }
 
     /// Makes everything appended so far durable, then a mark saying so: when this returns, a
@@ -58,17 +76,23 @@ extension StoreEngine {
     /// deletes, must survive any power cut the commit survives). Writers are not held during
     /// the fsyncs.
     func syncLogWithDurableMark() throws {
-        let (sealed, current, mark): ([Segment], Segment?, SyncMark?) = try writeMutex.withLock {
+        let (sealed, current, mark, removals): ([Segment], Segment?, SyncMark?, [String]) = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
-            return (unsyncedSegments, active, captureSyncMarkLocked())
+            return (unsyncedSegments, active, captureSyncMarkLocked(), attachments.takeRemovals())
         }
-        try syncFailure.sync {
-            for segment in sealed { try segment.file.syncData() }
-            try current?.file.syncData()
-            try Directory.sync(directory)
+        do {
+            try syncFailure.sync {
+                try attachments.syncWritten()
+                for segment in sealed { try segment.file.syncData() }
+                try current?.file.syncData()
+                try Directory.sync(directory)
+            }
+        } catch {
+            attachments.restoreRemovals(removals)
+            throw error
         }
         writeMutex.withLock { unsyncedSegments.removeAll { segment in sealed.contains { $0 === segment } } }
-        recordSyncMark(mark)
+        attachments.finish(removals, markDurable: recordSyncMark(mark))
     }
 
     /// `syncAllLocked`, then a durable mark of everything appended (close, and open after a
@@ -77,18 +101,33 @@ extension StoreEngine {
     /// "Recovery"), no slot may keep claiming it. Caller holds `writeMutex`.
     func syncAllWithDurableMarkLocked(replacing: Bool = false) throws {
         let mark = captureSyncMarkLocked()
-        try syncAllLocked()
-        guard let mark else { return }
+        let removals = attachments.takeRemovals()
+        do {
+            try syncAllLocked()
+        } catch {
+            attachments.restoreRemovals(removals)
+            throw error
+        }
+        guard let mark else {
+            attachments.restoreRemovals(removals)
+            return
+        }
         if replacing, let file = syncMarkFile {
             // Both slots, and an error fails the open: a slot claiming a place the cut removed
             // must not survive.
             let bytes = SyncMarkFile.encode(mark)
-            for offset in SyncMarkFile.slotOffsets { try file.write(bytes, at: offset) }
-            lastSyncMark = mark
-            syncMarkNextSlot = 0
-            try syncFailure.sync { try file.syncData() }
+            do {
+                for offset in SyncMarkFile.slotOffsets { try file.write(bytes, at: offset) }
+                lastSyncMark = mark
+                syncMarkNextSlot = 0
+                try syncFailure.sync { try file.syncData() }
+            } catch {
+                attachments.restoreRemovals(removals)
+                throw error
+            }
+            attachments.finish(removals, markDurable: true)
         } else {
-            try? writeSyncMarkLocked(mark)?.syncData()
+            attachments.finish(removals, markDurable: recordSyncMarkLocked(mark))
         }
     }
 

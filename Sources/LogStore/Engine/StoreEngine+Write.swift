@@ -287,18 +287,24 @@ extension StoreEngine {
         }
         // What is synced and the mark claiming it are taken together: a segment sealed after
         // this point is not covered by the mark.
-        let (pending, current, mark): ([Segment], Segment?, SyncMark?) = try writeMutex.withLock {
+        let (pending, current, mark, removals): ([Segment], Segment?, SyncMark?, [String]) = try writeMutex.withLock {
             guard !isClosed else { throw StoreError.closed }
             defer { unsyncedSegments = [] }
-            return (unsyncedSegments, active, captureSyncMarkLocked())
+            return (unsyncedSegments, active, captureSyncMarkLocked(), attachments.takeRemovals())
         }
-        try syncFailure.sync {
-            for segment in pending { try segment.file.syncData() }
-            try current?.file.syncData()
-            // The directory too, always: the active segment's name may never have been synced
-            // (a new store's first segment; PointInTimeRecoveryTests), and a mark claims it.
-            try Directory.sync(directory)
+        do {
+            try syncFailure.sync {
+                try attachments.syncWritten()
+                for segment in pending { try segment.file.syncData() }
+                try current?.file.syncData()
+                // The directory too, always: the active segment's name may never have been synced
+                // (a new store's first segment; PointInTimeRecoveryTests), and a mark claims it.
+                try Directory.sync(directory)
+            }
+        } catch {
+            attachments.restoreRemovals(removals)
+            throw error
         }
-        recordSyncMark(mark)
+        attachments.finish(removals, markDurable: recordSyncMark(mark))
     }
 }

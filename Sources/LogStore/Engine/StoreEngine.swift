@@ -51,6 +51,13 @@ final class StoreEngine: @unchecked Sendable {
     var unsyncedSegments: [Segment] = []
     /// The first failed fsync, after which writes are refused until the store is reopened.
     let syncFailure = StickySyncFailure()
+    /// Files beside the store that records depend on, synced before the log by every sync
+    /// (`AttachmentRegistry`).
+    let attachments = AttachmentRegistry()
+    /// Held by `syncLog` for a whole round, so an explicit `sync()` waits for a background round
+    /// in flight (and what it took, unlinks included, is done when `sync()` returns). Never
+    /// taken with `writeMutex` held.
+    let syncRoundMutex = Mutex()
     var compactionCount = 0
     /// The header of the index snapshot on disk when the keydir is exactly what it holds (set
     /// when one is loaded or written): a close with nothing changed need not rewrite it.

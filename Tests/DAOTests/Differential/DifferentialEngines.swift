@@ -1,10 +1,11 @@
-import DAO
+@testable import DAO
 import Foundation
 import LogStore
 
-/// What one statement produced, in the terms both engines can report.
+/// What one statement produced, in the terms both engines can report (rows with text as its
+/// exact bytes: `SQLResult.exactRows`).
 enum Outcome {
-    case rows([[DAOValue]])
+    case rows([[SQLValue]])
     case wrote(changes: Int, lastInsertRowId: Int64)
     case failed(String)
 
@@ -47,7 +48,7 @@ final class SQLiteDifferentialEngine: DifferentialEngine {
         do {
             // The oracle binds by position: `:pN` becomes SQLite's numbered `?N` (no generated
             // literal contains ":p"), so a parameter generated but not used shifts nothing.
-            let rows = try oracle.execute(sql.replacingOccurrences(of: ":p", with: "?"), arguments: arguments)
+            let rows = try oracle.run(sql.replacingOccurrences(of: ":p", with: "?"), arguments: arguments).exactRows
             if isQuery { return .rows(rows) }
             let meta = try oracle.execute("SELECT changes(), last_insert_rowid()")
             guard case .integer(let changes) = meta[0][0], case .integer(let rowid) = meta[0][1] else { return .failed("changes() not integer") }
@@ -100,7 +101,7 @@ final class ProductDifferentialEngine: DifferentialEngine {
         do {
             let named = Dictionary(uniqueKeysWithValues: arguments.enumerated().map { ("p\($0.offset + 1)", $0.element) })
             let result = arguments.isEmpty ? try database.execute(sql) : try database.execute(sql, named: named)
-            return isQuery ? .rows(result.rows) : .wrote(changes: result.changes, lastInsertRowId: result.lastInsertRowId)
+            return isQuery ? .rows(result.exactRows) : .wrote(changes: result.changes, lastInsertRowId: result.lastInsertRowId)
         } catch {
             return .failed("\(error)")
         }
@@ -122,7 +123,7 @@ final class ProductDifferentialEngine: DifferentialEngine {
 /// Exact, total spellings of values and rows, for multiset comparison and reports.
 enum Canonical {
     /// A spelling that differs whenever the storage class or the value differs.
-    static func key(_ value: DAOValue) -> String {
+    static func key(_ value: SQLValue) -> String {
         switch value {
         case .null: return "n"
         case .integer(let i): return "i\(i)"
@@ -130,20 +131,25 @@ enum Canonical {
         // of two equal values by scan order; a visible sign still shows through CAST to TEXT).
         case .real(let d): return "r\((d == 0 ? 0 : d).bitPattern)"
         case .text(let s): return "t\(s.utf8.count):\(s)"
+        case .invalidText(let b): return "x" + b.map { String(format: "%02x", $0) }.joined()
         case .blob(let b): return "b" + b.map { String(format: "%02x", $0) }.joined()
         }
     }
 
-    static func key(_ row: [DAOValue]) -> String { row.map(key).joined(separator: "|") }
+    static func key(_ row: [SQLValue]) -> String { row.map(key).joined(separator: "|") }
 
     /// SQL-like spelling for reports.
-    static func describe(_ value: DAOValue) -> String {
+    static func describe(_ value: DAOValue) -> String { describe(SQLValue(value)) }
+
+    /// SQL-like spelling for reports.
+    static func describe(_ value: SQLValue) -> String {
         switch value {
         case .null: return "NULL"
         case .integer(let i): return "\(i)"
         case .real(let d): return "\(d) (real)"
         case .text(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
         case .blob(let b): return "x'" + b.map { String(format: "%02x", $0) }.joined() + "'"
+        case .invalidText(let b): return "CAST(x'" + b.map { String(format: "%02x", $0) }.joined() + "' AS TEXT)"
         }
     }
 }

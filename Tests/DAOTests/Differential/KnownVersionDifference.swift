@@ -1,5 +1,5 @@
 import CSQLite
-import DAO
+@testable import DAO
 
 /// The one class of results allowed to differ from the SQLite the tests link (issue 25, item 4):
 /// this project sums as SQLite 3.40 does (plain double addition in input order; an integer

@@ -68,7 +68,7 @@ enum SchemaGenerator {
             column.unique = random.chance(0.12)
             column.notNull = random.chance(0.12)
             if random.chance(0.25) || column.notNull && random.chance(0.7) {
-                column.defaultLiteral = ValueGenerator.literal(random: &random, allowNull: !column.notNull)
+                column.defaultLiteral = ValueGenerator.literal(random: &random, allowNull: !column.notNull, expressions: false)
                 // F1: DEFAULT -9223372036854775808.
                 if OpenFindings.avoid("F1"), column.defaultLiteral == "-9223372036854775808" { column.defaultLiteral = "-1" }
             }

@@ -1,4 +1,4 @@
-import DAO
+@testable import DAO
 
 /// Compares two engines' outcomes for one statement under its `Comparison`; returns why they
 /// differ, or nil when they agree.
@@ -46,12 +46,12 @@ enum ResultComparator {
         }
     }
 
-    static func rowsDifference(_ expected: [[DAOValue]], _ actual: [[DAOValue]], _ comparison: Comparison,
+    static func rowsDifference(_ expected: [[SQLValue]], _ actual: [[SQLValue]], _ comparison: Comparison,
                                looseColumns: Set<Int> = []) -> String? {
-        func key(_ row: [DAOValue]) -> String {
+        func key(_ row: [SQLValue]) -> String {
             row.enumerated().map { looseColumns.contains($0.offset) ? sortKey($0.element) : Canonical.key($0.element) }.joined(separator: "|")
         }
-        func sameMultiset(_ a: [[DAOValue]], _ b: [[DAOValue]]) -> Bool { a.map(key).sorted() == b.map(key).sorted() }
+        func sameMultiset(_ a: [[SQLValue]], _ b: [[SQLValue]]) -> Bool { a.map(key).sorted() == b.map(key).sorted() }
         if expected.count != actual.count { return "row count: SQLite \(expected.count), ours \(actual.count)" }
         switch comparison {
         case .write, .multiset:
@@ -71,14 +71,14 @@ enum ResultComparator {
         }
     }
 
-    static func sameMultiset(_ a: [[DAOValue]], _ b: [[DAOValue]]) -> Bool {
+    static func sameMultiset(_ a: [[SQLValue]], _ b: [[SQLValue]]) -> Bool {
         a.map(Canonical.key).sorted() == b.map(Canonical.key).sorted()
     }
 
     /// A spelling equal for values ORDER BY treats as equal (0 and -0.0 and 0.0, 3 and 3.0),
     /// so ties of different storage classes fall into one group; rows inside a group are still
     /// compared exactly.
-    static func sortKey(_ value: DAOValue) -> String {
+    static func sortKey(_ value: SQLValue) -> String {
         switch value {
         case .integer(let i): return "n\(i)"
         case .real(let d):
@@ -89,8 +89,8 @@ enum ResultComparator {
     }
 
     /// Consecutive rows with equal ORDER BY key values.
-    static func groups(_ rows: [[DAOValue]], _ keys: [Int]) -> [(key: String, rows: [[DAOValue]])] {
-        var result: [(key: String, rows: [[DAOValue]])] = []
+    static func groups(_ rows: [[SQLValue]], _ keys: [Int]) -> [(key: String, rows: [[SQLValue]])] {
+        var result: [(key: String, rows: [[SQLValue]])] = []
         for row in rows {
             let key = keys.map { $0 < row.count ? sortKey(row[$0]) : "?" }.joined(separator: "|")
             if let last = result.last, last.key == key {

@@ -23,12 +23,23 @@ enum ValueGenerator {
         ["x''", "x'3132'", "x'61'"] + (OpenFindings.avoid("F11") ? ["x'01'"] : ["x'00'"]) + (OpenFindings.avoid("F18") ? ["x'c3a9'"] : ["x'ff00'"])
     }
 
-    /// One literal of a random storage class (`NULL` only when `allowNull`).
-    static func literal(random: inout SeededRandom, allowNull: Bool = true) -> String {
+    /// Texts made from blobs (issue 25): bytes that are not valid UTF-8 (a stray continuation
+    /// byte, a cut sequence, an overlong form, a surrogate, 0xFF, a NUL inside) and valid ones,
+    /// with ASCII around them. Expressions, not literals: no parameter and no DEFAULT takes them.
+    static var textsFromBlobs: [String] {
+        guard !OpenFindings.avoid("F18") else { return [] }
+        return ["x'8e30'", "x'c384c39631'", "x'c3'", "x'61ff62'", "x'c0af'", "x'eda080'", "x'f09f9880'", "x'41e282'", "x'ff00'",
+                "x'6162c3a9'", "x'e282ac'", "x'80'", "x'f4908080'", "x'2520ff'"].map { "CAST(\($0) AS TEXT)" }
+    }
+
+    /// One literal of a random storage class (`NULL` only when `allowNull`; with
+    /// `expressions`, sometimes a text made from a blob).
+    static func literal(random: inout SeededRandom, allowNull: Bool = true, expressions: Bool = true) -> String {
         switch random.int(0...9) {
         case 0 where allowNull: return "NULL"
         case 0, 1, 2: return random.pick(integers)
         case 3, 4: return random.pick(reals)
+        case 5 where expressions && !textsFromBlobs.isEmpty && random.chance(0.35): return random.pick(textsFromBlobs)
         case 5, 6, 7: return random.pick(texts)
         case 8: return random.pick(blobs)
         case 9 where random.chance(0.3):
@@ -55,12 +66,14 @@ enum ValueGenerator {
 
     /// A LIKE pattern.
     static func likePattern(random: inout SeededRandom) -> String {
-        random.pick(["'a%'", "'%b%'", "'_'", "'%'", "'1%'", "'ABC'", "'%c'", "'a_c'", "'é'", "'%\\%%'", "'' ", "'_2%'"])
+        random.pick(["'a%'", "'%b%'", "'_'", "'%'", "'1%'", "'ABC'", "'%c'", "'a_c'", "'é'", "'%\\%%'", "'' ", "'_2%'"]
+                    + (OpenFindings.avoid("F18") ? [] : ["CAST(x'25ff25' AS TEXT)", "CAST(x'615f' AS TEXT)", "CAST(x'8e25' AS TEXT)"]))
     }
 
     /// A GLOB pattern.
     static func globPattern(random: inout SeededRandom) -> String {
-        random.pick(["'a*'", "'*b*'", "'?'", "'*'", "'1*'", "'[a-c]*'", "'A?c'", "'[^a]*'"])
+        random.pick(["'a*'", "'*b*'", "'?'", "'*'", "'1*'", "'[a-c]*'", "'A?c'", "'[^a]*'"]
+                    + (OpenFindings.avoid("F18") ? [] : ["CAST(x'2aff2a' AS TEXT)", "CAST(x'3f30' AS TEXT)", "CAST(x'5b80ff5d2a' AS TEXT)"]))
     }
 
     /// The value a literal of these lists spells (what binding it as a parameter passes).
@@ -88,8 +101,10 @@ enum ValueGenerator {
 final class ParameterBag {
     private(set) var values: [DAOValue] = []
 
-    /// A new parameter bound to `literal`'s value; returns its `:name`.
+    /// A new parameter bound to `literal`'s value; returns its `:name` (or the expression
+    /// itself for a text made from a blob, which no `DAOValue` can carry).
     func add(literal: String) -> String {
+        if literal.hasPrefix("CAST(") { return literal }
         values.append(ValueGenerator.value(ofLiteral: literal))
         return ":p\(values.count)"
     }

@@ -35,6 +35,9 @@ struct Orchestrator {
     let plan: RunPlan
     /// Run every job in this process instead (for profilers and debugging).
     let inProcess: Bool
+    /// Run the engines of each group in the reverse of registry order (the tables keep it), so
+    /// two runs, one each way, show whether going first or second favours an engine.
+    var reversed = false
 
     func run() -> RunOutcome {
         let started = Date()
@@ -50,7 +53,8 @@ struct Orchestrator {
         for group in WorkloadGroup.allCases {
             let selected = group.workloads.filter(plan.workloads.contains)
             guard !selected.isEmpty else { continue }
-            let participants = plan.engines.map(\.spec).filter { spec in selected.contains(where: spec.takesPart) }
+            var participants = plan.engines.map(\.spec).filter { spec in selected.contains(where: spec.takesPart) }
+            if reversed { participants.reverse() }
             let repetitions = group.isVariantComparison ? max(1, plan.config.repetitions) : 1
             for repetition in 0..<repetitions {
                 for spec in participants where repetition == 0 || spec.isLogStoreFamily {
