@@ -7,6 +7,8 @@ Usage:
                                       segment-id then file order
   read_store.py --check-snapshot DIR  compare index.snapshot with the segments; exit 1 on
                                       any disagreement
+  read_store.py --dao-indexes DIR     check the DAO index checkpoint (every block) against the
+                                      rows; one JSON line per table; exit 1 on any disagreement
   read_store.py --selftest [--format FORMAT.md]
                                       check FORMAT.md's test vectors and worked examples
 Options:
@@ -1329,6 +1331,188 @@ def check_snapshot(directory, now_ms, report):
 # ---------------------------------------------------------------------------
 # Output helpers.
 
+# ---------------------------------------------------------------------------
+# The DAO index checkpoint file `dao-indexes` (FORMAT.md, "DAO index checkpoint").
+
+DAO_RIDS_PER_BLOCK = 384
+DAO_ENTRIES_PER_BLOCK = 192
+
+
+def parse_dao_indexes(d):
+    """Returns (checkpoint, problem). checkpoint: dict with version, stamp and tables, each
+    {space, name, rowids, indexes: [{name, entries: [bytes]}]}; every block (version 3) or the
+    whole file (version 2) checked, as an opener that copies the file would. problem: why the
+    file is unusable (None when it is usable)."""
+    if len(d) < 12 or d[0:8] != b"USDAOIDX":
+        return None, "too short or bad magic"
+    version = u32(d, 8)
+    if version not in (2, 3):
+        return None, "format version %d" % version
+    tables = []
+    if version == 2:
+        if len(d) < 28 or crc32c(d, 0, len(d) - 4) != u32(d, len(d) - 4):
+            return None, "checksum mismatch"
+        end = len(d) - 4
+        stamp = u64(d, 12)
+        count = u32(d, 20)
+        p = 24
+        for _ in range(count):
+            space = u32(d, p); l = u32(d, p + 4); name = d[p + 8:p + 8 + l].decode(); p += 8 + l
+            n = u64(d, p); p += 8
+            if p + 8 * n > end:
+                return None, "rowids past the end"
+            rowids = [u64(d, p + 8 * i) - (1 << 64 if u64(d, p + 8 * i) >> 63 else 0) for i in range(n)]
+            p += 8 * n
+            indexes = []
+            ic = u32(d, p); p += 4
+            for _ in range(ic):
+                l = u32(d, p); iname = d[p + 4:p + 4 + l].decode(); p += 4 + l
+                m = u64(d, p); b = u64(d, p + 8); p += 16
+                if p + 4 * m + b > end:
+                    return None, "index %s past the end" % iname
+                ends = [u32(d, p + 4 * i) for i in range(m)]
+                p += 4 * m
+                arena = d[p:p + b]; p += b
+                entries, last = [], 0
+                for e in ends:
+                    if e < last + 8 or e > b:
+                        return None, "bad entry offsets in index %s" % iname
+                    entries.append(arena[last:e]); last = e
+                if last != b or m != n:
+                    return None, "bad entry offsets in index %s" % iname
+                indexes.append({"name": iname, "entries": entries})
+            if any(rowids[i] >= rowids[i + 1] for i in range(len(rowids) - 1)):
+                return None, "rowids of space %d out of order" % space
+            tables.append({"space": space, "name": name, "rowids": rowids, "indexes": indexes})
+        if p != end:
+            return None, "%d bytes after the last table" % (end - p)
+        return {"version": 2, "stamp": stamp, "tables": tables}, None
+    # Version 3: metadata, then the data; a checksum per block.
+    if len(d) < 40:
+        return None, "too short"
+    stamp = u64(d, 12)
+    meta = u32(d, 20)
+    if meta < 40 or meta > len(d):
+        return None, "metadata length %d outside the file" % meta
+    if crc32c(d, 0, meta - 4) != u32(d, meta - 4):
+        return None, "metadata checksum mismatch"
+    if u32(d, 24) != DAO_RIDS_PER_BLOCK or u32(d, 28) != DAO_ENTRIES_PER_BLOCK:
+        return None, "block sizes %d/%d" % (u32(d, 24), u32(d, 28))
+    p = 36
+    layout = []       # (table dict, [(index name, m, b)])
+    blocks = 0
+    for _ in range(u32(d, 32)):
+        space = u32(d, p); l = u32(d, p + 4); name = d[p + 8:p + 8 + l].decode(); p += 8 + l
+        n = u64(d, p); ic = u32(d, p + 8); p += 12
+        blocks += (n + DAO_RIDS_PER_BLOCK - 1) // DAO_RIDS_PER_BLOCK
+        idx = []
+        for _ in range(ic):
+            l = u32(d, p); iname = d[p + 4:p + 4 + l].decode(); p += 4 + l
+            m = u64(d, p); b = u64(d, p + 8); p += 16
+            if m != n or b < 8 * m or b > 0xFFFFFFFF:
+                return None, "index %s: %d entries of %d bytes for %d rows" % (iname, m, b, n)
+            blocks += (m + DAO_ENTRIES_PER_BLOCK - 1) // DAO_ENTRIES_PER_BLOCK
+            idx.append((iname, m, b))
+        layout.append(({"space": space, "name": name, "n": n}, idx))
+        if p > meta - 4:
+            return None, "tables past the metadata"
+    if p + 4 * blocks != meta - 4:
+        return None, "%d block checksums do not fill the metadata" % blocks
+    sums = [u32(d, p + 4 * k) for k in range(blocks)]
+    data = meta
+    block = 0
+    for table, idx in layout:
+        n = table["n"]
+        if data + 8 * n > len(d):
+            return None, "data past the end of the file"
+        raw = [u64(d, data + 8 * i) for i in range(n)]
+        rowids = [v - (1 << 64) if v >> 63 else v for v in raw]
+        for start in range(0, n, DAO_RIDS_PER_BLOCK):
+            stop = min(start + DAO_RIDS_PER_BLOCK, n)
+            if crc32c(d, data + 8 * start, data + 8 * stop) != sums[block]:
+                return None, "rowid block %d failed its checksum" % block
+            lo = start if start == 0 else start - 1
+            if any(rowids[i] >= rowids[i + 1] for i in range(lo, stop - 1)):
+                return None, "rowid block %d out of order" % block
+            block += 1
+        data += 8 * n
+        indexes = []
+        for iname, m, b in idx:
+            if data + 4 * m + b > len(d):
+                return None, "data past the end of the file"
+            ends_at, arena_at = data, data + 4 * m
+            ends = [u32(d, ends_at + 4 * i) for i in range(m)]
+            entries = []
+            for start in range(0, m, DAO_ENTRIES_PER_BLOCK):
+                stop = min(start + DAO_ENTRIES_PER_BLOCK, m)
+                first = 0 if start == 0 else ends[start - 1]
+                last = first
+                for i in range(start, stop):
+                    if ends[i] < last + 8 or ends[i] > b:
+                        return None, "entry block %d: bad end offsets" % block
+                    entries.append(bytes(d[arena_at + last:arena_at + ends[i]]))
+                    last = ends[i]
+                crc = crc32c(d[ends_at + 4 * start:ends_at + 4 * stop] + d[arena_at + first:arena_at + last])
+                if crc != sums[block]:
+                    return None, "entry block %d failed its checksum" % block
+                block += 1
+            data += 4 * m + b
+            indexes.append({"name": iname, "entries": entries})
+        tables.append({"space": table["space"], "name": table["name"], "rowids": rowids, "indexes": indexes})
+    if data != len(d):
+        return None, "%d bytes after the last table" % (len(d) - data)
+    return {"version": 3, "stamp": stamp, "tables": tables}, None
+
+
+def check_dao_indexes(directory, now_ms, report):
+    """--dao-indexes: checks dao-indexes against the store's rows (FORMAT.md "DAO index
+    checkpoint"): every block, the record naming its stamp, each table's rowids against the
+    live row keys of its space and each index's entries (their row keys) against the rowids.
+    One JSON line per table on stdout; exit 1 on any disagreement."""
+    path = os.path.join(directory, "dao-indexes")
+    if not os.path.exists(path):
+        print(dumps({"dao_indexes": None}))
+        return 0
+    with open(path, "rb") as f:
+        d = f.read()
+    ckpt, problem = parse_dao_indexes(d)
+    if ckpt is None:
+        print("DISAGREE: dao-indexes unusable: %s (the engine rebuilds the indexes from the rows)" % problem)
+        return 1
+    store = Store(directory, report).load()
+    best = newest_by_key(store.applied_records(), report)
+    live = {(r.space, r.key): r for r in live_records(best, now_ms)}
+    spaces = {}
+    for (space, key), r in live.items():
+        if space == KEYCHECK_SPACE and key.startswith(b"space/") and len(r.value) == 4:
+            spaces[key[len(b"space/"):].decode("utf-8", "replace")] = u32(r.value, 0)
+    bad = 0
+    record = None
+    if "dao.checkpoint" in spaces:
+        r = live.get((spaces["dao.checkpoint"], b"indexes"))
+        record = r.value if r is not None else None
+    current = record is not None and len(record) == 9 and record[0] == 2 and u64(record, 1) == ckpt["stamp"]
+    print(dumps({"dao_indexes": ckpt["version"], "stamp": ckpt["stamp"], "current": current}))
+    for t in ckpt["tables"]:
+        def signed(v):
+            return v - (1 << 64) if v >> 63 else v
+        # Row key: the rowid XOR 2^63, big-endian (FORMAT.md "DAO tables").
+        stored = sorted(signed(int.from_bytes(key, "big") ^ (1 << 63)) for (space, key), r in live.items()
+                        if space == t["space"] and len(key) == 8)
+        line = {"space": t["space"], "table": t["name"], "rows": len(t["rowids"]),
+                "indexes": [{"name": i["name"], "entries": len(i["entries"])} for i in t["indexes"]]}
+        if current and stored != t["rowids"]:
+            line["disagree"] = "rowids differ from the live row keys of space %d" % t["space"]
+        for i in t["indexes"]:
+            ids = sorted(signed(int.from_bytes(e[-8:], "big") ^ (1 << 63)) for e in i["entries"])
+            if ids != t["rowids"] or any(i["entries"][k] >= i["entries"][k + 1] for k in range(len(i["entries"]) - 1)):
+                line["disagree"] = "index %s: entries not in order or not one per rowid" % i["name"]
+        if "disagree" in line:
+            bad += 1
+        print(dumps(line))
+    return 1 if bad else 0
+
+
 def b64(b):
     return base64.b64encode(b).decode("ascii")
 
@@ -1920,6 +2104,8 @@ def main(argv):
                 mode = "records"
             elif a == "--check-snapshot":
                 mode = "check"
+            elif a == "--dao-indexes":
+                mode = "dao-indexes"
             elif a == "--selftest":
                 mode = "selftest"
             elif a == "--now":
@@ -1971,6 +2157,8 @@ def main(argv):
     lock_fd = take_shared_lock(directory, report)
     if mode == "check":
         return check_snapshot(directory, now_ms, report)
+    if mode == "dao-indexes":
+        return check_dao_indexes(directory, now_ms, report)
     store = Store(directory, report).load()
     best = newest_by_key(store.applied_records(), report)
     try:

@@ -118,6 +118,10 @@ public final class LogStore: Sendable {
 
         public init() {}
 
+        /// Makes room for `count` records at once (a layer that knows how many it will add
+        /// avoids the array's doubling, which holds up to twice a huge batch at its peak).
+        package mutating func reserveCapacity(_ count: Int) { records.reserveCapacity(count) }
+
         /// Adds a put of `value` under `key`; `expiresAt` makes it invisible from that time on.
         public mutating func put(_ value: [UInt8], forKey key: [UInt8], space: KeySpace = 0, expiresAt: Date? = nil) {
             records.append(PendingRecord(flags: [], space: space, key: key, value: value,
@@ -378,6 +382,13 @@ public final class LogStore: Sendable {
         if !isClosed { closeHooks.run() }
         try engine.close()
     }
+
+    /// Syncs and writes the index snapshot now, so that a `close()` with no write after it
+    /// only syncs (the DAO's `SQLDatabase.checkpoint()` calls it: the next open is then cheap
+    /// for the keydir too). Does nothing on a read-only store.
+    /// - Throws: `StoreError` from the sync or the snapshot write (the store is unchanged: an
+    ///   opener then reads the segments past the last good snapshot, losing nothing).
+    package func writeIndexSnapshot() throws { try engine.writeSnapshotNow() }
 
     /// Work that layers above run just before the store closes, while it still takes writes
     /// (the DAO writes its index checkpoint). A hook's failures are its own: it must not throw.

@@ -60,6 +60,34 @@ final class IndexCheckpointTests: XCTestCase {
         XCTAssertEqual(try answers(reopened), changed)
     }
 
+    /// `checkpoint()` also writes the store's index snapshot, so the close that follows has
+    /// nothing to write (the snapshot file is the same file, not a new one renamed over it) and
+    /// the next open uses it.
+    func testCheckpointWritesTheStoresSnapshotAndCloseKeepsIt() throws {
+        let temporary = try TemporaryStore()
+        var db = try temporary.database
+        try fill(db)
+        let expected = try answers(db)
+        let snapshot = temporary.directory.appendingPathComponent("index.snapshot").path
+        try db.checkpoint()
+        let written = try FileManager.default.attributesOfItem(atPath: snapshot)
+        let inode = try XCTUnwrap(written[.systemFileNumber] as? UInt64)
+        try temporary.reopen()
+        let kept = try FileManager.default.attributesOfItem(atPath: snapshot)
+        XCTAssertEqual(kept[.systemFileNumber] as? UInt64, inode, "close did not replace the snapshot checkpoint() wrote")
+        XCTAssertFalse(temporary.store.recoveryReport.contains { $0.contains("snapshot") }, "\(temporary.store.recoveryReport)")
+        db = try temporary.database
+        XCTAssertTrue(db.checkpointCurrent)
+        XCTAssertEqual(try answers(db), expected)
+        // A write after the checkpoint: close writes a new snapshot (a new file), and it holds it.
+        try db.execute("INSERT INTO t VALUES (5000, 3, 'late')")
+        try temporary.reopen()
+        let rewritten = try FileManager.default.attributesOfItem(atPath: snapshot)
+        XCTAssertNotEqual(rewritten[.systemFileNumber] as? UInt64, inode)
+        db = try temporary.database
+        XCTAssertEqual(try db.execute("SELECT name FROM t WHERE id = 5000").rows, [[.text("late")]])
+    }
+
     func testClosingTheStoreWritesTheCheckpoint() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database
@@ -92,18 +120,21 @@ final class IndexCheckpointTests: XCTestCase {
         XCTAssertEqual(try answers(db), expected)
     }
 
-    func testACorruptCheckpointFileIsRebuiltFromTheRowsAndReported() throws {
+    /// Damage in the metadata (header, tables, block checksums, its checksum) or a truncated
+    /// file: attach does not use the file and rebuilds from the rows.
+    func testACorruptCheckpointMetadataIsRebuiltFromTheRowsAtAttach() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database
         try fill(db)
         let expected = try answers(db)
         try db.checkpoint()
         let path = checkpointPath(temporary)
-        for offset in [-3, 40, -1] {
+        for offset in [12, 21, 40, -4] {
             // Closing writes a fresh checkpoint when the last attach rebuilt: damage that one.
             try temporary.reopen()
             var damaged = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-            damaged[offset == -1 ? damaged.count - 1 : (offset == -3 ? damaged.count / 3 : offset)] ^= 0x41
+            let metadata = (20..<24).reduce(0) { $0 | Int(damaged[$1]) << (8 * ($1 - 20)) }
+            damaged[offset < 0 ? metadata + offset : offset] ^= 0x41
             try Data(damaged).write(to: URL(fileURLWithPath: path))
             db = try temporary.database
             XCTAssertFalse(db.checkpointCurrent, "byte \(offset)")
@@ -120,9 +151,91 @@ final class IndexCheckpointTests: XCTestCase {
         XCTAssertEqual(try answers(db), expected)
     }
 
-    /// The file is served in place, so its structure is checked even when its checksum holds
-    /// (a file rewritten by something else with a fresh checksum): rowids out of order make
-    /// attach rebuild from the rows, never read past the mapping or give wrong rows.
+    /// The blocks of the file are checked when a statement first touches them, not at attach:
+    /// a damaged block is found by the first statement that reads it, which then runs again on
+    /// tables rebuilt from the rows (its answer, and what it changes, never come from the
+    /// damaged block). The file and its record go, so the next attach does not trust them.
+    func testADamagedBlockIsFoundAtFirstTouchAndTheStatementAnswersFromTheRows() throws {
+        for damagedByte in [-1, -3, -5] {
+            let temporary = try TemporaryStore()
+            var db = try temporary.database
+            try fill(db)
+            // Besides the usual queries, two that read every entry of each of t's indexes.
+            let everything = ["SELECT name, id FROM t ORDER BY name", "SELECT k, name, id FROM t ORDER BY k DESC, name"]
+            func all(_ db: SQLDatabase) throws -> [[[DAOValue]]] { try answers(db) + everything.map { try db.execute($0).rows } }
+            let expected = try all(db)
+            let path = checkpointPath(temporary)
+            try db.checkpoint()
+            try temporary.reopen()
+            var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            let metadata = (20..<24).reduce(0) { $0 | Int(bytes[$1]) << (8 * ($1 - 20)) }
+            // The last byte (table `empty` has no rows: the last data is t's index tk), the
+            // middle of the data, the first rowid of t.
+            let at = damagedByte == -1 ? bytes.count - 1 : damagedByte == -3 ? (metadata + bytes.count) / 2 : metadata + 2
+            bytes[at] ^= 0x41
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            db = try temporary.database
+            XCTAssertTrue(db.checkpointCurrent, "the metadata holds: attach serves the file")
+            XCTAssertEqual(db.indexReport, [])
+            let blocks = try XCTUnwrap(db.servedBlocks)
+            XCTAssertEqual((0..<blocks.count).filter { blocks.states[$0] != CheckpointBlocks.unchecked }.count, 0, "nothing checked at attach")
+            XCTAssertEqual(try all(db), expected, "byte \(at)")
+            XCTAssertEqual(db.indexReport.count, 1, "byte \(at): \(db.indexReport)")
+            XCTAssertTrue(db.indexReport.first?.contains("failed its check") == true, "\(db.indexReport)")
+            XCTAssertNil(db.servedBlocks)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the damaged file is removed")
+            XCTAssertEqual(try db.table(named: "t").memoryFootprint > 0, true, "served from the heap now")
+            XCTAssertThrowsError(try db.execute("INSERT INTO t VALUES (1000, 1, 'n1')"), "the unique index is whole")
+            // Closing writes a fresh checkpoint from the rebuilt tables.
+            try temporary.reopen()
+            db = try temporary.database
+            XCTAssertEqual(db.indexReport, [])
+            XCTAssertEqual(try all(db), expected)
+        }
+    }
+
+    /// A damaged block touched by a write (an UPDATE finding its rows through the damaged
+    /// index) and inside a transaction: the statement runs again on tables rebuilt from the
+    /// rows as the transaction sees them; the transaction goes on and commits what it should.
+    func testADamagedBlockFoundInsideATransactionKeepsTheTransactionsRows() throws {
+        let temporary = try TemporaryStore(), reference = try TemporaryStore()
+        var db = try temporary.database
+        let oracle = try reference.database
+        for target in [db, oracle] { try fill(target) }
+        try db.checkpoint()
+        try temporary.reopen()
+        let path = checkpointPath(temporary)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // Every data byte after the rowids of t: the entries of both of t's indexes.
+        let metadata = (20..<24).reduce(0) { $0 | Int(bytes[$1]) << (8 * ($1 - 20)) }
+        let rows = try db.table(named: "t").rowids.count
+        for at in stride(from: metadata + 8 * rows + 5, to: bytes.count, by: 97) { bytes[at] ^= 0x5A }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        db = try temporary.database
+        XCTAssertTrue(db.checkpointCurrent)
+        let statements = [
+            "BEGIN",
+            "INSERT INTO t VALUES (2000, 13, 'inserted')",
+            "DELETE FROM t WHERE id = 3",
+            "UPDATE t SET name = name || '!' WHERE k = 13",
+            "SELECT id, k, name FROM t WHERE k BETWEEN 12 AND 14 ORDER BY k, id",
+            "COMMIT",
+        ]
+        for statement in statements {
+            let ours = try db.execute(statement), theirs = try oracle.execute(statement)
+            XCTAssertEqual(ours.rows, theirs.rows, statement)
+            XCTAssertEqual(ours.changes, theirs.changes, statement)
+        }
+        XCTAssertTrue(db.indexReport.first?.contains("index block") == true, "\(db.indexReport)")
+        XCTAssertEqual(try answers(db), try answers(oracle))
+        try temporary.reopen()
+        db = try temporary.database
+        XCTAssertEqual(try answers(db), try answers(oracle))
+    }
+
+    /// A file rewritten by something else with fresh checksums (block and metadata): the
+    /// structure of a block is checked with it (rowids in order, also across blocks), so rowids
+    /// out of order are found at first touch, never read past the mapping or give wrong rows.
     func testAChecksummedFileWithRowidsOutOfOrderIsRebuiltFromTheRows() throws {
         let temporary = try TemporaryStore()
         var db = try temporary.database
@@ -133,25 +246,94 @@ final class IndexCheckpointTests: XCTestCase {
         let path = checkpointPath(temporary)
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        // Find table t's rowids (FORMAT.md "DAO index checkpoint") and make the first the largest.
-        // The first table (lowest key space) is t: u32 space, u32 name length, name, u64 count.
-        let length = u32(24 + 4)
-        XCTAssertEqual(String(decoding: bytes[(24 + 8)..<(24 + 8 + length)], as: UTF8.self), "t")
-        let first = 24 + 8 + length + 8
-        for i in 0..<8 { bytes[first + i] = i == 7 ? 0x7F : 0xFF }
-        bytes.removeLast(4)
+        func crc32c(_ slice: ArraySlice<UInt8>) -> UInt32 {
+            var crc = UInt32.max
+            for byte in slice {
+                crc ^= UInt32(byte)
+                for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            }
+            return ~crc
+        }
+        func put32(_ value: UInt32, at: Int) { for i in 0..<4 { bytes[at + i] = UInt8(truncatingIfNeeded: value >> (8 * i)) } }
+        // FORMAT.md "DAO index checkpoint" version 3: the first table (lowest key space) is t;
+        // its rowids are the first data, at the metadata length; block 0 is its first 384.
+        let metadata = u32(20)
+        XCTAssertEqual(u32(36 + 4), 1)
+        XCTAssertEqual(bytes[36 + 8], UInt8(ascii: "t"))
+        let rows = try db.table(named: "t").rowids.count
+        XCTAssertEqual((rows + 383) / 384, 2)
+        XCTAssertEqual((rows + 191) / 192, 3)
+        // Make the first rowid of block 1 (rowid 384) smaller than the last of block 0.
+        let first = metadata + 8 * 384
+        for i in 0..<8 { bytes[first + i] = i == 0 ? 1 : 0 }
+        // t: 2 rowid blocks, then 3 + 3 entry blocks; table empty: none. Block 1's checksum:
+        let checksums = metadata - 4 - 4 * 8
+        put32(crc32c(bytes[first..<(metadata + 8 * rows)]), at: checksums + 4)
+        put32(crc32c(bytes[0..<(metadata - 4)]), at: metadata - 4)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        db = try temporary.database
+        XCTAssertTrue(db.checkpointCurrent, "the checksums hold")
+        XCTAssertEqual(try answers(db), expected)
+        XCTAssertTrue(db.indexReport.first?.contains("rowid block 1") == true, "\(db.indexReport)")
+    }
+
+    /// A version 2 file (one checksum over the whole file, checked at attach) is still read and
+    /// served in place; the next checkpoint writes version 3.
+    func testAVersion2CheckpointFileIsStillRead() throws {
+        let temporary = try TemporaryStore()
+        var db = try temporary.database
+        try fill(db)
+        let expected = try answers(db)
+        try db.checkpoint()
+        let path = checkpointPath(temporary)
+        let current = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        // The version 2 bytes of the same tables and stamp (FORMAT.md, version 2).
+        var v2: [UInt8] = Array("USDAOIDX".utf8)
+        func put32(_ value: Int) { v2 += (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        func put64(_ value: UInt64) { v2 += (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) } }
+        put32(2)
+        v2 += current[12..<20]
+        let ordered = db.tables.values.sorted { $0.space < $1.space }
+        put32(ordered.count)
+        for table in ordered {
+            put32(Int(table.space))
+            put32(table.name.utf8.count)
+            v2 += Array(table.name.lowercased().utf8)
+            put64(UInt64(table.rowids.count))
+            for rowid in table.allRowids { put64(UInt64(bitPattern: rowid)) }
+            put32(table.indexes.count)
+            for index in table.indexes {
+                put32(index.schema.name.utf8.count)
+                v2 += Array(index.schema.name.utf8)
+                var arena: [UInt8] = [], ends: [Int] = []
+                for chunk in index.entries.chunks {
+                    for i in 0..<chunk.entryCount { chunk.withEntry(i) { arena += $0 }; ends.append(arena.count) }
+                }
+                put64(UInt64(ends.count))
+                put64(UInt64(arena.count))
+                for end in ends { put32(end) }
+                v2 += arena
+            }
+        }
         var crc = UInt32.max
-        for byte in bytes {
+        for byte in v2 {
             crc ^= UInt32(byte)
             for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
         }
-        crc = ~crc
-        bytes += (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) }
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        put32(Int(~crc))
+        try temporary.reopen()
+        try Data(v2).write(to: URL(fileURLWithPath: path))
         db = try temporary.database
-        XCTAssertFalse(db.checkpointCurrent)
-        XCTAssertTrue(db.indexReport.first?.contains("out of order") == true, "\(db.indexReport)")
+        XCTAssertTrue(db.checkpointCurrent)
+        XCTAssertEqual(db.indexReport, [])
+        XCTAssertEqual(try db.table(named: "t").memoryFootprint, 0, "served in place")
+        let blocks = try XCTUnwrap(db.servedBlocks)
+        XCTAssertTrue((0..<blocks.count).allSatisfy { blocks.states[$0] == CheckpointBlocks.sound }, "checked whole at attach")
         XCTAssertEqual(try answers(db), expected)
+        try db.execute("DELETE FROM t WHERE id = 3")
+        try db.checkpoint()
+        let rewritten = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        XCTAssertEqual(rewritten[8], 3, "the next checkpoint is version 3")
     }
 
     /// A file from another checkpoint (its stamp is not the record's) is not used.

@@ -24,6 +24,37 @@ final class StoreTests: StoreTestCase {
         XCTAssertEqual(reopened.recoveryReport, [])
     }
 
+    /// `writeIndexSnapshot()` (what the DAO's checkpoint calls) does close's work early: the
+    /// active segment cut to its content, everything synced, the snapshot written. Appends go
+    /// on after it (the segment reserves room again), and a close right after it leaves the
+    /// snapshot file as it was.
+    func testWriteIndexSnapshotCutsTheActiveSegmentAndAppendsGoOn() throws {
+        let directory = temporary.make()
+        let store = try LogStore(directory: directory, options: options())
+        for i in 0..<200 { try store.put(Array(repeating: UInt8(i), count: 300), forKey: b("k\(i)")) }
+        try store.writeIndexSnapshot()
+        let segment = directory.appendingPathComponent("00000001.seg").path
+        let snapshot = directory.appendingPathComponent("index.snapshot").path
+        let cut = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: segment)[.size] as? Int)
+        let inode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: snapshot)[.systemFileNumber] as? UInt64)
+        // The reserved space is gone: the file ends with its last record (200 records of at
+        // least 300 bytes, far below the reserve a segment grows by).
+        XCTAssertGreaterThan(cut, 200 * 300)
+        XCTAssertLessThan(cut, 200 * 330)
+        for i in 200..<400 { try store.put(Array(repeating: UInt8(i & 0xFF), count: 300), forKey: b("k\(i)")) }
+        for i in [0, 199, 200, 399] { XCTAssertEqual(try store.get(forKey: b("k\(i)")), Array(repeating: UInt8(i & 0xFF), count: 300)) }
+        XCTAssertEqual(try store.verify().problems, [])
+        try store.writeIndexSnapshot()
+        let second = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: snapshot)[.systemFileNumber] as? UInt64)
+        XCTAssertNotEqual(second, inode, "written again after the appends")
+        try store.close()
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: snapshot)[.systemFileNumber] as? UInt64, second, "close kept it")
+        let reopened = try LogStore(directory: directory, options: options())
+        XCTAssertEqual(reopened.recoveryReport, [])
+        for i in 0..<400 { XCTAssertEqual(try reopened.get(forKey: b("k\(i)")), Array(repeating: UInt8(i & 0xFF), count: 300), "k\(i)") }
+        try reopened.close()
+    }
+
     func testKeySpacesIsolateKeys() throws {
         let store = try LogStore(directory: temporary.make(), options: options())
         try store.put(b("zero"), forKey: b("k"), space: 0)

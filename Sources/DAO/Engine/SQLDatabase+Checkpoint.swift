@@ -11,7 +11,8 @@ extension SQLDatabase {
     static let checkpointKey = Array("indexes".utf8)
 
     /// Writes the index checkpoint, so that the next attach of this store opens its tables
-    /// without reading their rows (the rowid orders and indexes come from the file). Call it
+    /// without reading their rows (the rowid orders and indexes come from the file), and the
+    /// store's index snapshot (`LogStore` writes one at close otherwise). Call it
     /// when the application goes idle (`LogStore.close()` writes one too); it costs a write of
     /// every index (O(rows × indexes)), and does nothing when nothing changed since the last one.
     /// The file is derived data: when it is missing, damaged or older than the tables, attach
@@ -24,6 +25,9 @@ extension SQLDatabase {
             guard !explicitTransaction else { throw SQLExecutionError("cannot checkpoint within a transaction") }
             guard !store.options.readOnly else { throw StoreError.readOnly }
             try writeCheckpoint()
+            // The store's keydir snapshot too, so the close before the next open has nothing
+            // to write (LogStore skips a snapshot that is still exact).
+            try store.writeIndexSnapshot()
         }
     }
 
@@ -53,6 +57,13 @@ extension SQLDatabase {
             guard try IndexCheckpointFile.write(stamp: stamp, tables: ordered, to: file) else {
                 try? Directory.remove(temporary)
                 return
+            }
+            // Writing read every block of the file the tables are served from: a damaged one
+            // means what was just written is not the tables. Rebuild them and write again.
+            if servedBlocks?.isDamaged == true {
+                try? Directory.remove(temporary)
+                try rebuildAfterIndexDamage()
+                return try writeCheckpoint(serve: serve)
             }
             try file.syncData()
         }
@@ -95,9 +106,7 @@ extension SQLDatabase {
         }
         let decoded: MappedCheckpoint
         do {
-            let file = try MappedFile(path: path)
-            let parts = try IndexCheckpointFile.decode(file.bytes)
-            decoded = MappedCheckpoint(file: file, stamp: parts.stamp, tables: parts.tables)
+            decoded = try IndexCheckpointFile.decode(try MappedFile(path: path))
         } catch {
             indexReport.append("\(IndexCheckpointFile.name) unreadable (\(error)): indexes rebuilt from the rows")
             return nil
@@ -134,11 +143,45 @@ extension SQLDatabase {
     private func serve(_ decoded: MappedCheckpoint, _ bySpace: [LogStore.KeySpace: TableState]) {
         for part in decoded.tables {
             guard let table = bySpace[part.space] else { continue }
-            table.rowids = SortedChunks(mapped: decoded.file, offset: part.rowidsOffset, count: part.rowidCount)
+            table.rowids = SortedChunks(mapped: decoded.blocks, offset: part.rowidsOffset, count: part.rowidCount,
+                                        firstBlock: part.firstBlock, perBlock: IndexCheckpointFile.rowidsPerBlock)
             for (i, index) in part.indexes.enumerated() {
-                table.indexes[i].entries = KeyChunks(mapped: decoded.file, arenaOffset: index.arenaOffset, endsOffset: index.endsOffset, count: index.count)
+                table.indexes[i].entries = KeyChunks(mapped: decoded.blocks, arenaOffset: index.arenaOffset, arenaLength: index.arenaLength,
+                                                     endsOffset: index.endsOffset, count: index.count, firstBlock: index.firstBlock,
+                                                     perBlock: IndexCheckpointFile.entriesPerBlock)
             }
         }
+        servedBlocks = decoded.blocks
+    }
+
+    /// Whether a block of the checkpoint the tables are served from failed its check when a
+    /// statement touched it (`CheckpointBlocks`). O(1).
+    var indexDamaged: Bool { servedBlocks?.isDamaged == true }
+
+    /// After a damaged block was found: the checkpoint file and its record go (the next attach
+    /// must not trust them; nothing on a read-only store), and every table's rowid order and
+    /// indexes are rebuilt from the rows as the open transaction sees them (the store's records,
+    /// then its pending rows), so no chunk reads from the damaged file any more. Says so in
+    /// `indexReport`. Caller holds the statement lock; a failed statement's changes are rolled
+    /// back before.
+    /// - Throws: `StoreError` when a row cannot be read or does not decode (the store itself is
+    ///   damaged then).
+    func rebuildAfterIndexDamage() throws {
+        let damage = servedBlocks?.damage ?? "\(IndexCheckpointFile.name): a block failed its check"
+        servedBlocks = nil
+        checkpointCurrent = false
+        if !store.options.readOnly {
+            try? Directory.remove(store.directory.path + "/" + IndexCheckpointFile.name)
+            if checkpointRecordPresent, let checkpointSpace {
+                // Its own batch, as the first commit after a checkpoint does.
+                try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)
+                checkpointRecordPresent = false
+            }
+        }
+        var loaders: [LogStore.KeySpace: TableLoader] = [:]
+        for table in tables.values where !table.isTransient { loaders[table.space] = TableLoader(table: table) }
+        try loadRows(into: loaders)
+        indexReport.append("\(damage): indexes rebuilt from the rows")
     }
 
     /// After a checkpoint was written: serves the tables from the new file, so the changes
@@ -147,17 +190,19 @@ extension SQLDatabase {
     /// read again. Leaves the tables as they are when the file cannot be mapped.
     private func serveWrittenCheckpoint(path: String, ordered: [TableState]) {
         guard let file = try? MappedFile(path: path),
-              let parts = try? IndexCheckpointFile.decode(file.bytes),
-              parts.tables.count == ordered.count else { return }
+              let decoded = try? IndexCheckpointFile.decode(file),
+              decoded.tables.count == ordered.count else { return }
         var bySpace: [LogStore.KeySpace: TableState] = [:]
         for table in ordered { bySpace[table.space] = table }
-        serve(MappedCheckpoint(file: file, stamp: parts.stamp, tables: parts.tables), bySpace)
+        serve(decoded, bySpace)
     }
 }
 
-/// A checked index checkpoint file, mapped: the file and where each table's parts are in it.
+/// A mapped index checkpoint file whose layout was checked: the file, where each table's parts
+/// are in it, and its blocks (checked when first touched).
 struct MappedCheckpoint {
     let file: MappedFile
     let stamp: UInt64
     let tables: [IndexCheckpointFile.Table]
+    let blocks: CheckpointBlocks
 }

@@ -61,6 +61,13 @@ extension SQLDatabase {
             loaders[record.space] = TableLoader(table: table)
         }
         if let checkpoint, applyCheckpoint(checkpoint) { return }
+        try loadRows(into: loaders)
+    }
+
+    /// Builds each loader's table (rowid order and indexes) from its rows in one pass over the
+    /// store's records, then its pending rows (`overlay`: a rebuild inside a transaction sees
+    /// the transaction's rows; at attach there are none).
+    func loadRows(into loaders: [LogStore.KeySpace: TableLoader]) throws {
         guard !loaders.isEmpty else { return }
         // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
         // read through `withValue` after the pass.
@@ -69,15 +76,21 @@ extension SQLDatabase {
             guard record.isLive, !record.isTombstone, let loader = loaders[record.space] else { return }
             if record.flags & 0x38 != 0 {
                 transformed.append((loader, record.key))
-            } else if let rowid = RowCodec.rowid(key: record.key) {
+            } else if let rowid = RowCodec.rowid(key: record.key), loader.table.overlay.isEmpty || loader.table.overlay[rowid] == nil {
                 record.value.withUnsafeBytes { loader.add(rowid: rowid, bytes: $0) }
             }
         }
         for (loader, key) in transformed {
-            guard let rowid = RowCodec.rowid(key: key) else { continue }
+            guard let rowid = RowCodec.rowid(key: key), loader.table.overlay.isEmpty || loader.table.overlay[rowid] == nil else { continue }
             _ = try store.withValue(forKey: key, space: loader.table.space) { loader.add(rowid: rowid, bytes: $0) }
         }
-        for loader in loaders.values { try loader.finish() }
+        for loader in loaders.values {
+            for (rowid, pending) in loader.table.overlay {
+                guard let pending else { continue }
+                pending.withUnsafeBytes { loader.add(rowid: rowid, bytes: $0) }
+            }
+            try loader.finish()
+        }
     }
 
     // MARK: DDL

@@ -64,6 +64,10 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var lastChangesValue = 0
     @exclusivity(unchecked) var totalChangesValue = 0
 
+    /// Entries of the undo log and of a table's overlay whose storage a commit keeps for the
+    /// next statement; a larger one (a transaction of many rows) is freed at its commit, not
+    /// held until the database goes.
+    static let keptCapacity = 4096
     /// Undo actions of the open transaction (or statement), newest last.
     @exclusivity(unchecked) var undoLog: [() -> Void] = []
     /// Tables with rows in their overlay.
@@ -80,8 +84,13 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Whether the checkpoint file and record describe the tables as they are.
     var checkpointCurrent = false
     var checkpointSpace: LogStore.KeySpace?
+    /// The blocks of the checkpoint file the tables are served from, if any (checked as
+    /// statements first touch them; `indexDamaged`).
+    var servedBlocks: CheckpointBlocks?
     /// What attach did about the index checkpoint (FORMAT.md "DAO index checkpoint"): empty when
     /// it loaded the indexes from it or there was none; otherwise why it rebuilt them from the rows.
+    /// A block of the file found damaged later, when a statement first read it, is reported here
+    /// too (the indexes were then rebuilt from the rows and the statement ran again).
     public internal(set) var indexReport: [String] = []
 
     /// Parsed statements by SQL text.
@@ -245,21 +254,34 @@ public final class SQLDatabase: @unchecked Sendable {
             let savedRowId = lastInsertRowIdValue
             do {
                 var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled)
+                // A block of the index checkpoint the statement touched failed its check: what
+                // it read there is not the tables', so neither its result nor its changes count.
+                if indexDamaged { throw IndexDamage() }
                 if !explicitTransaction { try commit() }
                 noteChanges(of: parsed.statement, result.changes)
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
-            } catch let failure as TriggerFailure {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
+            } catch let failure as TriggerFailure where !indexDamaged {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
                 try keepChanges(after: failure, mark: mark)
             } catch {
                 rollback(to: mark)
                 noteChanges(of: parsed.statement, 0)
                 lastInsertRowIdValue = savedRowId
                 if !explicitTransaction { discardPending() }
+                // Whatever the statement threw may come from the damaged block's placeholders:
+                // rebuild the tables from the rows, then run it again on them (no chunk reads
+                // from the file any more, so this happens at most once).
+                if indexDamaged {
+                    try rebuildAfterIndexDamage()
+                    return try run(parsed, parameters: parameters)
+                }
                 throw error
             }
         }
     }
+
+    /// Thrown inside `run` when a statement touched a damaged checkpoint block (never escapes).
+    private struct IndexDamage: Error {}
 
     func runStatement(_ statement: Statement, parameters: [SQLValue], cache: CompiledBox? = nil) throws -> SQLResult {
         let context = self.context
@@ -304,7 +326,7 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func discardPending() {
-        undoLog.removeAll(keepingCapacity: true)
+        undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
         for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: false) }
         dirtyTables.removeAll()
         dirtyCatalog.removeAll()
@@ -316,10 +338,13 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Writes the pending rows and catalog records as one atomic batch.
     func commit() throws {
         if dirtyTables.isEmpty && dirtyCatalog.isEmpty && pendingClears.isEmpty && pendingVersionRecord == nil && !viewsDirty {
-            undoLog.removeAll(keepingCapacity: true)
+            undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
             return
         }
         var batch = LogStore.WriteBatch()
+        // Sized at once: a transaction of a million rows would otherwise hold up to twice its
+        // records while the array doubles.
+        batch.reserveCapacity(dirtyTables.values.reduce(pendingClears.reduce(dirtyCatalog.count + 4) { $0 + $1.rowids.count }) { $0 + $1.overlay.count })
         for clear in pendingClears {
             for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
         }
@@ -361,8 +386,8 @@ public final class SQLDatabase: @unchecked Sendable {
         checkpointRecordPresent = false
         checkpointCurrent = false
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
-        undoLog.removeAll(keepingCapacity: true)
-        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: true) }
+        undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
+        for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: table.overlay.count <= Self.keptCapacity) }
         dirtyTables.removeAll(keepingCapacity: true)
         dirtyCatalog.removeAll()
         pendingClears.removeAll()

@@ -8,29 +8,42 @@ struct KeyChunks: Sendable {
     /// entries; a chunk of a mapped index checkpoint (`init(mapped:...)`) reads them in place
     /// from the file and is copied into the heap only when a statement changes it.
     struct Chunk: @unchecked Sendable {
-        // @unchecked: the mapped pointers point into `file`, which the chunk keeps alive and
+        // @unchecked: the mapped pointers point into the file `blocks` keeps alive, which
         // nobody writes.
         var bytes: [UInt8] = []
         var ends: [Int32] = []
-        private var file: MappedFile?
+        /// The mapped file's blocks; this chunk is block `block`, checked on first touch.
+        private var blocks: CheckpointBlocks?
         /// The index's whole arena and end offsets (u32, little-endian, from the arena's start)
         /// in the file, and this chunk's first entry and entry count in them.
         private var arena: UnsafeRawPointer?
         private var fileEnds: UnsafeRawPointer?
-        private var first = 0
-        private var mappedCount = 0
+        // 32-bit fields keep the chunk as small as before the blocks were added (an index's
+        // arena is at most 4 GiB, so fewer than 2^29 entries; blocks are far fewer): the
+        // chunks array is what every index search walks.
+        private var storedBlock: Int32 = 0
+        private var storedFirst: Int32 = 0
+        private var storedCount: Int32 = 0
+        /// The arena's length in bytes (no end offset may pass it).
+        private var storedArenaLength: UInt32 = 0
+        @inline(__always) private var block: Int { Int(storedBlock) }
+        @inline(__always) private var first: Int { Int(storedFirst) }
+        @inline(__always) private var mappedCount: Int { Int(storedCount) }
+        @inline(__always) private var arenaLength: Int { Int(storedArenaLength) }
 
         init(bytes: [UInt8] = [], ends: [Int32] = []) {
             self.bytes = bytes
             self.ends = ends
         }
 
-        init(file: MappedFile, arena: UnsafeRawPointer, ends: UnsafeRawPointer, first: Int, count: Int) {
-            self.file = file
+        init(blocks: CheckpointBlocks, block: Int, arena: UnsafeRawPointer, arenaLength: Int, ends: UnsafeRawPointer, first: Int, count: Int) {
+            self.blocks = blocks
+            storedBlock = Int32(truncatingIfNeeded: block)
             self.arena = arena
+            storedArenaLength = UInt32(truncatingIfNeeded: arenaLength)
             fileEnds = ends
-            self.first = first
-            mappedCount = count
+            storedFirst = Int32(truncatingIfNeeded: first)
+            storedCount = Int32(truncatingIfNeeded: count)
         }
 
         /// Whether the entries are read from a mapped file.
@@ -38,28 +51,64 @@ struct KeyChunks: Sendable {
 
         @inline(__always) var entryCount: Int { arena == nil ? ends.count : mappedCount }
 
+        /// The mapped pointers when the block is sound (checked now if it was not yet); nil for
+        /// an owned chunk and for a damaged block (which reads as `DamagedBlock.entry`s).
+        @inline(__always)
+        private var sound: (arena: UnsafeRawPointer, ends: UnsafeRawPointer)? {
+            guard let arena, let fileEnds, let blocks else { return nil }
+            let state = blocks.states[block]
+            if state == CheckpointBlocks.sound { return (arena, fileEnds) }
+            if state == CheckpointBlocks.unchecked, check(blocks, arena, fileEnds) { return (arena, fileEnds) }
+            return nil
+        }
+
+        /// Checks the block: its entries' end offsets ascending, each entry at least 8 bytes
+        /// (its row key), inside the arena, then the CRC-32C of the offsets and the bytes.
+        private func check(_ blocks: CheckpointBlocks, _ arena: UnsafeRawPointer, _ fileEnds: UnsafeRawPointer) -> Bool {
+            let start = first == 0 ? 0 : Int(MappedInts.u32(fileEnds, first - 1))
+            var sound = start <= arenaLength
+            var last = start
+            if sound {
+                for i in 0..<mappedCount {
+                    let end = Int(MappedInts.u32(fileEnds, first + i))
+                    guard end >= last + 8, end <= arenaLength else { sound = false; break }
+                    last = end
+                }
+            }
+            if sound {
+                let crc = DamagedBlock.crc(0, fileEnds + first * 4, mappedCount * 4)
+                sound = DamagedBlock.crc(crc, arena + start, last - start) == blocks.expectedChecksum(block)
+            }
+            blocks.record(block, sound: sound, what: "\(IndexCheckpointFile.name): index block \(block) failed its check")
+            return sound
+        }
+
         @inline(__always) func start(_ i: Int) -> Int {
-            if let fileEnds {
-                return first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1)) - base
+            if isMapped {
+                guard let (_, fileEnds) = sound else { return i * DamagedBlock.entry.count }
+                return first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1)) - base(fileEnds)
             }
             return i == 0 ? 0 : Int(ends[i - 1])
         }
 
         /// The end of entry i, counted from the chunk's first byte.
         @inline(__always) func end(_ i: Int) -> Int {
-            if let fileEnds { return Int(MappedInts.u32(fileEnds, first + i)) - base }
+            if isMapped {
+                guard let (_, fileEnds) = sound else { return (i + 1) * DamagedBlock.entry.count }
+                return Int(MappedInts.u32(fileEnds, first + i)) - base(fileEnds)
+            }
             return Int(ends[i])
         }
 
         /// Where the chunk's bytes start in the mapped arena.
-        @inline(__always) private var base: Int {
-            guard let fileEnds, first > 0 else { return 0 }
-            return Int(MappedInts.u32(fileEnds, first - 1))
+        @inline(__always) private func base(_ fileEnds: UnsafeRawPointer) -> Int {
+            first > 0 ? Int(MappedInts.u32(fileEnds, first - 1)) : 0
         }
 
         @inline(__always)
         func withEntry<R>(_ i: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-            if let arena, let fileEnds {
+            if isMapped {
+                guard let (arena, fileEnds) = sound else { return try DamagedBlock.entry.withUnsafeBytes(body) }
                 let start = first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1))
                 let end = Int(MappedInts.u32(fileEnds, first + i))
                 return try body(UnsafeRawBufferPointer(start: arena + start, count: end - start))
@@ -70,8 +119,12 @@ struct KeyChunks: Sendable {
 
         /// Calls `body` with all of the chunk's entry bytes, back to back.
         func withAllBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-            if let arena, let fileEnds {
-                let from = base, to = mappedCount == 0 ? from : Int(MappedInts.u32(fileEnds, first + mappedCount - 1))
+            if isMapped {
+                guard let (arena, fileEnds) = sound else {
+                    let placeholders = (0..<mappedCount).flatMap { _ in DamagedBlock.entry }
+                    return try placeholders.withUnsafeBytes(body)
+                }
+                let from = base(fileEnds), to = mappedCount == 0 ? from : Int(MappedInts.u32(fileEnds, first + mappedCount - 1))
                 return try body(UnsafeRawBufferPointer(start: arena + from, count: to - from))
             }
             return try bytes.withUnsafeBytes(body)
@@ -131,16 +184,20 @@ struct KeyChunks: Sendable {
         count = ends.count
     }
 
-    /// Serves `count` entries already in order in place from `file`: their bytes back to back
-    /// at byte `arenaOffset`, each entry's end (u32, little-endian, from the arena's start) at
-    /// `endsOffset`. The caller has checked the offsets (ascending, inside the arena).
-    init(mapped file: MappedFile, arenaOffset: Int, endsOffset: Int, count: Int) {
-        let fill = Self.chunkLimit * 3 / 4
-        chunks.reserveCapacity((count + fill - 1) / fill)
+    /// Serves `count` entries already in order in place from the mapped file of `blocks`:
+    /// their bytes back to back at byte `arenaOffset` (`arenaLength` bytes), each entry's end
+    /// (u32, little-endian, from the arena's start) at `endsOffset`; one chunk per block of
+    /// `perBlock` entries, the first being block `firstBlock`. The caller has checked that the
+    /// offsets and the arena are inside the file; each block's entries are checked when first
+    /// read.
+    init(mapped blocks: CheckpointBlocks, arenaOffset: Int, arenaLength: Int, endsOffset: Int, count: Int, firstBlock: Int, perBlock: Int) {
+        chunks.reserveCapacity((count + perBlock - 1) / perBlock)
         var first = 0
+        let base = blocks.file.base
         while first < count {
-            let last = min(first + fill, count)
-            chunks.append(Chunk(file: file, arena: file.base + arenaOffset, ends: file.base + endsOffset, first: first, count: last - first))
+            let last = min(first + perBlock, count)
+            chunks.append(Chunk(blocks: blocks, block: firstBlock + first / perBlock, arena: base + arenaOffset, arenaLength: arenaLength,
+                                ends: base + endsOffset, first: first, count: last - first))
             first = last
         }
         self.count = count
@@ -158,20 +215,22 @@ struct KeyChunks: Sendable {
                 let c = IndexKeyCodec.compare(entry, p)
                 return orEqual ? c <= 0 : c < 0
             }
-            var low = 0, high = chunks.count
-            while low < high {
-                let mid = (low + high) >> 1
-                let chunk = chunks[mid]
-                if chunk.withEntry(chunk.entryCount - 1, isBefore) { low = mid + 1 } else { high = mid }
+            // Through a buffer pointer: the chunks are read in place, not copied (a copy
+            // retains and releases each of their references).
+            return chunks.withUnsafeBufferPointer { outer -> Position in
+                var low = 0, high = outer.count
+                while low < high {
+                    let mid = (low + high) >> 1
+                    if outer[mid].withEntry(outer[mid].entryCount - 1, isBefore) { low = mid + 1 } else { high = mid }
+                }
+                guard low < outer.count else { return Position(chunk: outer.count, index: 0) }
+                var l = 0, h = outer[low].entryCount
+                while l < h {
+                    let m = (l + h) >> 1
+                    if outer[low].withEntry(m, isBefore) { l = m + 1 } else { h = m }
+                }
+                return Position(chunk: low, index: l)
             }
-            guard low < chunks.count else { return Position(chunk: chunks.count, index: 0) }
-            let chunk = chunks[low]
-            var l = 0, h = chunk.entryCount
-            while l < h {
-                let m = (l + h) >> 1
-                if chunk.withEntry(m, isBefore) { l = m + 1 } else { h = m }
-            }
-            return Position(chunk: low, index: l)
         }
     }
 

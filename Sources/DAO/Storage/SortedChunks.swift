@@ -3,25 +3,32 @@
 /// rowid order of a table (Element = Int64); indexes use `KeyChunks`.
 ///
 /// A chunk either owns its elements (a heap array) or reads them in place from a mapped index
-/// checkpoint (`init(mapped:offset:count:)`: little-endian 8-byte integers): a table opened from
+/// checkpoint (`init(mapped:...)`: little-endian 8-byte integers, one chunk per checksummed block
+/// of the file, checked on first read): a table opened from
 /// a checkpoint holds no copy of its rowids, and a chunk is copied into the heap only when a
 /// statement changes it (the heap then holds only what changed since the checkpoint).
 struct SortedChunks<Element: FixedWidthInteger & Sendable>: Sendable {
     /// One chunk's elements, in order: owned, or lent from a mapped file.
     struct Chunk: RandomAccessCollection, @unchecked Sendable {
-        // @unchecked: `mapped` points into `file`, which the chunk keeps alive and nobody writes.
+        // @unchecked: `mapped` points into the file `blocks` keeps alive, which nobody writes.
         fileprivate var owned: [Element]
         fileprivate var mapped: UnsafeRawPointer?
         fileprivate var mappedCount = 0
-        fileprivate var file: MappedFile?
+        /// The mapped file's blocks; this chunk is block `block`, checked on first touch.
+        fileprivate var blocks: CheckpointBlocks?
+        fileprivate var block = 0
+        /// Whether the element before the first is the previous block's last (same table).
+        fileprivate var follows = false
 
         fileprivate init(_ owned: [Element]) { self.owned = owned }
 
-        fileprivate init(file: MappedFile, at pointer: UnsafeRawPointer, count: Int) {
+        fileprivate init(blocks: CheckpointBlocks, block: Int, at pointer: UnsafeRawPointer, count: Int, follows: Bool) {
             owned = []
             mapped = pointer
             mappedCount = count
-            self.file = file
+            self.blocks = blocks
+            self.block = block
+            self.follows = follows
         }
 
         var startIndex: Int { 0 }
@@ -29,8 +36,28 @@ struct SortedChunks<Element: FixedWidthInteger & Sendable>: Sendable {
 
         @inline(__always)
         subscript(i: Int) -> Element {
-            if let mapped { return Element(truncatingIfNeeded: MappedInts.u64(mapped, i)) }
+            if let mapped {
+                if let blocks, blocks.states[block] == CheckpointBlocks.unchecked { check(blocks, mapped) }
+                // A damaged block's elements are read as they are (any 8 bytes inside the
+                // mapping): the statement that read them is thrown away (CheckpointBlocks).
+                return Element(truncatingIfNeeded: MappedInts.u64(mapped, i))
+            }
             return owned[i]
+        }
+
+        /// Checks the block against its checksum, its rowids' order, and the last rowid of
+        /// the block before it.
+        private func check(_ blocks: CheckpointBlocks, _ mapped: UnsafeRawPointer) {
+            var sound = DamagedBlock.crc(0, mapped, mappedCount * 8) == blocks.expectedChecksum(block)
+            if sound {
+                var previous = follows ? Int64(bitPattern: MappedInts.u64(mapped - 8, 0)) : Int64.min
+                for i in 0..<mappedCount {
+                    let rowid = Int64(bitPattern: MappedInts.u64(mapped, i))
+                    if (i > 0 || follows) && previous >= rowid { sound = false; break }
+                    previous = rowid
+                }
+            }
+            blocks.record(block, sound: sound, what: "\(IndexCheckpointFile.name): rowid block \(block) failed its check")
         }
 
         /// Whether the elements are read from a mapped file.
@@ -42,7 +69,7 @@ struct SortedChunks<Element: FixedWidthInteger & Sendable>: Sendable {
             owned = Array(self)
             mapped = nil
             mappedCount = 0
-            file = nil
+            blocks = nil
         }
     }
 
@@ -65,14 +92,16 @@ struct SortedChunks<Element: FixedWidthInteger & Sendable>: Sendable {
     }
 
     /// Serves `count` elements already in order (little-endian, 8 bytes each, any alignment)
-    /// at byte `offset` of `file` in place. The caller has checked they are in the file.
-    init(mapped file: MappedFile, offset: Int, count: Int) {
-        let fill = Self.chunkLimit * 3 / 4
+    /// at byte `offset` of the mapped file of `blocks` in place, one chunk per block of
+    /// `perBlock` elements, the first being block `firstBlock`. The caller has checked they are
+    /// in the file; each block is checked when first read.
+    init(mapped blocks: CheckpointBlocks, offset: Int, count: Int, firstBlock: Int, perBlock: Int) {
         var start = 0
-        chunks.reserveCapacity((count + fill - 1) / fill)
+        chunks.reserveCapacity((count + perBlock - 1) / perBlock)
+        let base = blocks.file.base + offset
         while start < count {
-            let end = min(start + fill, count)
-            chunks.append(Chunk(file: file, at: file.base + offset + start * 8, count: end - start))
+            let end = min(start + perBlock, count)
+            chunks.append(Chunk(blocks: blocks, block: firstBlock + start / perBlock, at: base + start * 8, count: end - start, follows: start > 0))
             start = end
         }
         self.count = count

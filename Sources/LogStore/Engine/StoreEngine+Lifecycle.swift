@@ -4,7 +4,21 @@ extension StoreEngine {
     // MARK: Snapshot and close
 
     /// Fsyncs every segment not yet on stable storage. Caller holds `writeMutex`.
+    ///
+    /// Nothing is done when nothing can have changed since the last call that completed: the
+    /// same active segment with the same length and reserved size (appends only ever add at
+    /// the length, a roll changes the active segment, a cut or a reserve changes its size) and
+    /// no other segment waiting (attachments noted since are still synced). So a close right
+    /// after an explicit snapshot (the DAO's checkpoint) does not fsync the log again.
     func syncAllLocked() throws {
+        let state = active.map { FullySynced(segment: $0.id, length: $0.length, allocated: $0.allocated) }
+        if unsyncedSegments.isEmpty, let state, state == fullySynced {
+            // The log is as the last full sync left it; files of the layers above written since
+            // (attachments) are still synced (nothing is done when there are none).
+            try syncFailure.sync { try attachments.syncWritten() }
+            return
+        }
+        fullySynced = nil
         try syncFailure.sync {
             try attachments.syncWritten()
             for segment in unsyncedSegments { try segment.file.syncData() }
@@ -12,10 +26,18 @@ extension StoreEngine {
             try active?.file.syncData()
             try Directory.sync(directory)
         }
+        fullySynced = state
         if let backgroundSyncer {
             backgroundSyncer.roundBegins()
             backgroundSyncer.roundCompleted(captured: backgroundSyncer.capturedBytes)
         }
+    }
+
+    /// What `syncAllLocked` last made durable: the active segment, its length and its size.
+    struct FullySynced: Equatable {
+        var segment: UInt32
+        var length: Int
+        var allocated: Int
     }
 
     /// Writes the index snapshot of the current keydir. Every segment must already be on
@@ -53,6 +75,27 @@ extension StoreEngine {
     func serveWrittenSnapshotLocked() {
         guard let (_, served) = try? mapSnapshot(), served.count == keydir.count else { return }
         rw.withWriteLock { keydir = served }
+    }
+
+    /// Cuts the active segment to its content, syncs every segment and writes the index
+    /// snapshot now (what `close()` would do), then
+    /// serves the keydir from it, so a `close()` with no write after it has nothing left to
+    /// write. Nothing happens on a read-only store; a snapshot that is still exact is not
+    /// rewritten (`writeSnapshotLocked`).
+    func writeSnapshotNow() throws {
+        try compactionMutex.withLock {
+            try writeMutex.withLock {
+                guard !isClosed else { throw StoreError.closed }
+                guard !options.readOnly else { return }
+                // As close does: the active segment cut to its content (the next append
+                // reserves room again), so the close after this has nothing to cut or sync.
+                try active?.trimToLength()
+                try syncAllWithDurableMarkLocked()
+                let before = snapshotOnDisk
+                try writeSnapshotLocked()
+                if snapshotOnDisk != before { serveWrittenSnapshotLocked() }
+            }
+        }
     }
 
     /// Maps the index snapshot copy-on-write and decodes it (version 3: served in place).

@@ -81,8 +81,9 @@ extension StoreEngine {
     func appendLocked(_ records: UnsafeBufferPointer<PendingRecord>) throws -> UInt64 {
         guard !isClosed else { throw StoreError.closed }
         try syncFailure.check()
-        // A reused buffer: no allocation per put.
+        // A reused buffer: no allocation per put (sized at once for a big batch: no doubling).
         scratchFields.removeAll(keepingCapacity: true)
+        scratchFields.reserveCapacity(records.count)
         var total = 0
         for index in records.indices {
             let fields = try self.fields(of: records[index], sequence: nextSequence + UInt64(index), index: index, count: records.count)
@@ -110,6 +111,8 @@ extension StoreEngine {
                 at += header.totalLength
             }
         }
+        // A huge batch's fields are not kept for the life of the store.
+        if records.count > 4096 { scratchFields = [] }
         generation += 1
         // Only fsyncEachWrite waits on generations; skip the coordinator's lock otherwise.
         if let backgroundSyncer {

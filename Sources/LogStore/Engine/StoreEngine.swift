@@ -62,6 +62,8 @@ final class StoreEngine: @unchecked Sendable {
     /// The header of the index snapshot on disk when the keydir is exactly what it holds (set
     /// when one is loaded or written): a close with nothing changed need not rewrite it.
     var snapshotOnDisk: IndexSnapshot?
+    /// The state the last completed `syncAllLocked` made durable (writeMutex).
+    var fullySynced: FullySynced?
     /// Per-append scratch space for record fields, kept to avoid an allocation per put.
     @exclusivity(unchecked) var scratchFields: [RecordCodec.Fields] = []
     var backgroundCompactionScheduled = false

@@ -144,11 +144,15 @@ final class Segment: @unchecked Sendable {
         residentFrom = upTo
     }
 
-    /// Cuts the file down to its valid length (at seal and close), so no reserved space is left.
+    /// Cuts the file down to its valid length (at seal, close and an explicit snapshot), so no
+    /// reserved space is left; `reserve` grows it again if the segment is still active.
     func trimToLength() throws {
         if allocated > length {
             try file.truncate(to: length)
             allocated = length
+            // Pages past the end left the mapping with the truncation: an active segment that
+            // is appended to again reserves and faults them in anew.
+            populatedUpTo = min(populatedUpTo, length)
         }
     }
 
