@@ -1,14 +1,8 @@
 import Foundation
 
 extension StoreEngine {
-    /// A live record compaction copied, to be re-pointed at the switch.
-    private struct Relocation {
-        var tag: UInt32
-        var space: UInt32
-        var old: RecordLocation
-        var new: RecordLocation
-        var length: Int
-    }
+    /// Bytes of an input segment scanned between two drops of its pages from the process.
+    static let compactionDropStep = 1 << 20
 
     /// Rewrites every sealed segment (after sealing the active one when `sealActive`), keeping
     /// only records the keydir points at that have not expired. Crash-safe at every step:
@@ -47,7 +41,7 @@ extension StoreEngine {
                 return nextSegmentID
             }
         }
-        var relocations: [Relocation] = []
+        var relocations = CompactionRelocations()
         var expired: [(tag: UInt32, space: UInt32, location: RecordLocation)] = []
         // Set when an input holds bytes that are not valid records: a keydir entry pointing there
         // (loaded from a snapshot) cannot be copied and must not outlive its segment.
@@ -57,7 +51,17 @@ extension StoreEngine {
             for segment in inputs {
                 var scanner = SegmentScanner(base: segment.base, limit: segment.length)
                 defer { if !scanner.tailIsClean { damaged = true } }
-                while let event = scanner.next() {
+                var droppedUpTo = 0
+                while true {
+                    // Everything before the scanner's position is done with: its pages leave our
+                    // resident set as the scan goes (they stay in the page cache), so RSS holds
+                    // about `compactionDropStep` of the input, not a whole segment (issue 16).
+                    if scanner.offset - droppedUpTo >= Self.compactionDropStep {
+                        let upTo = scanner.offset / Segment.pageSize * Segment.pageSize
+                        segment.region.dropResidentPages(offset: droppedUpTo, count: upTo - droppedUpTo)
+                        droppedUpTo = upTo
+                    }
+                    guard let event = scanner.next() else { break }
                     guard case .record(let offset, let header) = event else {
                         damaged = true
                         continue
@@ -75,13 +79,17 @@ extension StoreEngine {
                     let flags = header.flags.subtracting(RecordFlags.batchFlags)
                     let new = try output.append(segment.base + offset, length: header.totalLength,
                                                 flags: flags == header.flags ? nil : flags)
-                    relocations.append(Relocation(tag: tag, space: header.space, old: location, new: new, length: header.totalLength))
+                    relocations.append(CompactionRelocations.Relocation(tag: tag, space: header.space, old: location, new: new,
+                                                                        length: header.totalLength))
                 }
                 // Scanned: its pages need not stay in our resident set (they stay in the page
                 // cache), so compacting a big store does not need its whole size in RSS.
                 segment.region.dropResidentPages(offset: 0, count: segment.length)
             }
             produced = try output.finish()
+            // The relocation log decodes whole before anything is committed, so the switch
+            // below cannot stop half way on it.
+            try relocations.forEach { _ in }
             // Every record written so far on stable storage, and a durable mark saying so,
             // before the commit: the records that made the inputs' dropped records dead (newer
             // values, deletes) must survive a power cut that the commit survives, and recovery
@@ -103,11 +111,11 @@ extension StoreEngine {
                 segment.recordCount = file.recordCount
                 outputs[file.id] = segment
             }
-            writeMutex.withLock {
-                rw.withWriteLock {
+            try writeMutex.withLock {
+                try rw.withWriteLock {
                     for segment in outputs.values { segments.add(segment) }
-                    for relocation in relocations {
-                        guard let found = findEntry(tag: relocation.tag, space: relocation.space, location: relocation.old) else { continue }
+                    try relocations.forEach { relocation in
+                        guard let found = findEntry(tag: relocation.tag, space: relocation.space, location: relocation.old) else { return }
                         found.table.setLocation(relocation.new, at: found.slot)
                         outputs[relocation.new.segment]?.liveBytes += relocation.length
                     }
@@ -125,6 +133,7 @@ extension StoreEngine {
                 unsyncedSegments.removeAll { segment in inputs.contains { $0 === segment } }
                 compactionCount += 1
             }
+            relocations = CompactionRelocations()
             // The snapshot names the inputs: it must go before they do.
             try Directory.remove(path(of: StoreFileName.snapshot))
             for segment in inputs { try Directory.remove(segment.path) }
