@@ -76,7 +76,7 @@ final class CompactionRelocationsTests: XCTestCase {
                                   old: RecordLocation(segment: 1, offset: UInt32(32 + i * 369)),
                                   new: RecordLocation(segment: 9, offset: UInt32(32 + i * 123)), length: 123))
         }
-        XCTAssertLessThanOrEqual(log.byteCount, 100_000 * 8)
+        XCTAssertLessThanOrEqual(log.byteCount, 100_000 * 8 + 16, "the first entry spells its locations out")
         var index = 0
         try log.forEach { relocation in
             XCTAssertEqual(relocation.old, RecordLocation(segment: 1, offset: UInt32(32 + index * 369)))
