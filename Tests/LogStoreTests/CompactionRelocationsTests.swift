@@ -60,7 +60,7 @@ final class CompactionRelocationsTests: XCTestCase {
         expected.append(Relocation(tag: 2, space: 5, old: RecordLocation(segment: 1, offset: 8),
                                    new: RecordLocation(segment: 0, offset: 0), length: 1))
         var log = CompactionRelocations()
-        for relocation in expected { log.append(relocation) }
+        for relocation in expected { try log.append(relocation) }
         XCTAssertEqual(log.count, expected.count)
         assertSame(try decoded(log), expected)
         // More than one chunk was used, and each entry is far smaller than a 32-byte struct.
@@ -72,7 +72,7 @@ final class CompactionRelocationsTests: XCTestCase {
     func testTypicalEntryIsAboutEightBytes() throws {
         var log = CompactionRelocations()
         for i in 0..<100_000 {
-            log.append(Relocation(tag: UInt32(truncatingIfNeeded: i &* 2_654_435_761) | 1, space: 0,
+            try log.append(Relocation(tag: UInt32(truncatingIfNeeded: i &* 2_654_435_761) | 1, space: 0,
                                   old: RecordLocation(segment: 1, offset: UInt32(32 + i * 369)),
                                   new: RecordLocation(segment: 9, offset: UInt32(32 + i * 123)), length: 123))
         }
@@ -84,5 +84,31 @@ final class CompactionRelocationsTests: XCTestCase {
             index += 1
         }
         XCTAssertEqual(index, 100_000)
+    }
+
+    /// With a spill path, full chunks go to an unlinked file: one chunk stays in memory, no file
+    /// is left in the directory, and the log reads back the same.
+    func testSpilledLogReadsBackTheSame() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relocations-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var inMemory = CompactionRelocations()
+        var spilled = CompactionRelocations(spillPath: directory.appendingPathComponent("log.tmp").path)
+        var rng = SeededRandom(seed: 4)
+        var offset: UInt32 = 32
+        for i in 0..<400_000 {
+            offset += UInt32.random(in: 30...600, using: &rng)
+            let relocation = Relocation(tag: UInt32.random(in: 1...UInt32.max, using: &rng), space: UInt32(i % 3),
+                                        old: RecordLocation(segment: 2 + UInt32(i / 100_000), offset: offset % (1 << 30)),
+                                        new: RecordLocation(segment: 50, offset: UInt32(32 + i * 100)), length: 100)
+            try inMemory.append(relocation)
+            try spilled.append(relocation)
+        }
+        XCTAssertGreaterThan(spilled.byteCount, 2 * CompactionRelocations.chunkSize)
+        XCTAssertEqual(spilled.byteCount, inMemory.byteCount)
+        XCTAssertEqual(spilled.chunksInMemory, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [])
+        assertSame(try decoded(spilled), try decoded(inMemory))
+        XCTAssertEqual(try decoded(spilled).count, 400_000)
     }
 }

@@ -21,7 +21,9 @@ struct CompactionOutput {
     private var bufferStart = 0
     private(set) var produced: [Produced] = []
 
-    private static let flushThreshold = 1 << 20
+    /// Buffered bytes that trigger a write: small, since the buffer is resident memory for the
+    /// whole compaction (issue 16), large enough that writes stay a few hundred per 100 MiB.
+    private static let flushThreshold = 256 << 10
 
     init(directory: String, segmentSize: Int, allocateID: @escaping () -> UInt32) {
         self.directory = directory

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The live records a compaction copied, in the order it copied them, kept until the switch
 /// re-points their keydir entries: about 8 bytes a record instead of a 32-byte struct (issue 16:
 /// a million records cost 8 MiB of memory, not 32 MiB plus the array's regrowth).
@@ -11,7 +17,10 @@
 /// key space as a varint. Memory only: nothing here reaches a file.
 ///
 /// Entries live in chunks of `chunkSize` bytes reserved up front, so the log never copies
-/// itself while it grows.
+/// itself while it grows. Given a spill path, every full chunk goes to that file (created, then
+/// unlinked at once, so it never outlives the compaction: a crash in between leaves a `*.tmp`
+/// file the next open removes) and the log holds one chunk in memory: its pages are the page
+/// cache's, which the kernel may write back and evict, not the process's.
 struct CompactionRelocations {
     /// One copied record.
     struct Relocation {
@@ -22,28 +31,52 @@ struct CompactionRelocations {
         var length: Int
     }
 
-    static let chunkSize = 1 << 20
+    static let chunkSize = 256 << 10
     /// The longest entry: a head, two locations and a length of at most 10 bytes each, a tag
     /// and a space of at most 5.
     private static let maxEntrySize = 10 + 4 * 5 + 10 + 4 + 5
 
     private var chunks: [[UInt8]] = []
     private(set) var count = 0
+    private let spillPath: String?
+    private var spill: SystemFile?
+    /// Lengths of the chunks written to `spill`, one after the other from offset 0.
+    private var spilledChunks: [Int] = []
+    private var spilledBytes = 0
+
+    init(spillPath: String? = nil) {
+        self.spillPath = spillPath
+    }
     private var last = Relocation(tag: 0, space: 0, old: RecordLocation(segment: 0, offset: 0),
                                   new: RecordLocation(segment: 0, offset: 0), length: 0)
 
     /// Bytes the entries take.
-    var byteCount: Int { chunks.reduce(0) { $0 + $1.count } }
+    var byteCount: Int { spilledBytes + chunks.reduce(0) { $0 + $1.count } }
 
-    mutating func append(_ relocation: Relocation) {
+    /// Chunks held in memory (at most one when spilling).
+    var chunksInMemory: Int { chunks.count }
+
+    mutating func append(_ relocation: Relocation) throws {
         let oldSegmentChanged = count == 0 || relocation.old.segment != last.old.segment || relocation.old.offset < last.old.offset
         let expectedNew = UInt64(last.new.offset) + UInt64(last.length)
         let newExplicit = count == 0 || relocation.new.segment != last.new.segment || UInt64(relocation.new.offset) != expectedNew
         let delta = oldSegmentChanged ? 0 : UInt64(relocation.old.offset - last.old.offset)
         if chunks.isEmpty || chunks[chunks.count - 1].count + Self.maxEntrySize > Self.chunkSize {
-            var chunk: [UInt8] = []
-            chunk.reserveCapacity(Self.chunkSize)
-            chunks.append(chunk)
+            if let spillPath, let full = chunks.last {
+                if spill == nil {
+                    let file = try SystemFile(path: spillPath, flags: O_RDWR | O_CREAT | O_TRUNC)
+                    spill = file
+                    try Directory.remove(spillPath)
+                }
+                try spill?.write(full, at: spilledBytes)
+                spilledChunks.append(full.count)
+                spilledBytes += full.count
+                chunks[chunks.count - 1].removeAll(keepingCapacity: true)
+            } else {
+                var chunk: [UInt8] = []
+                chunk.reserveCapacity(Self.chunkSize)
+                chunks.append(chunk)
+            }
         }
         let index = chunks.count - 1
         Self.encode(relocation, head: delta << 2 | (newExplicit ? 2 : 0) | (oldSegmentChanged ? 1 : 0), into: &chunks[index])
@@ -72,7 +105,9 @@ struct CompactionRelocations {
         var current = Relocation(tag: 0, space: 0, old: RecordLocation(segment: 0, offset: 0),
                                  new: RecordLocation(segment: 0, offset: 0), length: 0)
         var visited = 0
-        for chunk in chunks {
+        var spilledChunk: [UInt8] = []
+        var spilledAt = 0
+        func decode(_ chunk: [UInt8]) throws {
             try chunk.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress else { return }
                 let limit = raw.count
@@ -122,6 +157,15 @@ struct CompactionRelocations {
                 }
             }
         }
+        if let spill {
+            for length in spilledChunks {
+                if spilledChunk.count != length { spilledChunk = [UInt8](repeating: 0, count: length) }
+                try spilledChunk.withUnsafeMutableBytes { try spill.read(into: $0, at: spilledAt) }
+                spilledAt += length
+                try decode(spilledChunk)
+            }
+        }
+        for chunk in chunks { try decode(chunk) }
         guard visited == count else { throw StoreError.corrupt("compaction relocation log: \(visited) entries decoded of \(count)") }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 extension StoreEngine {
     /// Bytes of an input segment scanned between two drops of its pages from the process.
-    static let compactionDropStep = 1 << 20
+    static let compactionDropStep = 256 << 10
 
     /// Rewrites every sealed segment (after sealing the active one when `sealActive`), keeping
     /// only records the keydir points at that have not expired. Crash-safe at every step:
@@ -41,7 +41,9 @@ extension StoreEngine {
                 return nextSegmentID
             }
         }
-        var relocations = CompactionRelocations()
+        // Spilled to an unlinked file in the store's directory: a million records would
+        // otherwise hold about 8 MiB of memory until the switch (issue 16).
+        var relocations = CompactionRelocations(spillPath: path(of: StoreFileName.relocationSpill))
         var expired: [(tag: UInt32, space: UInt32, location: RecordLocation)] = []
         // Set when an input holds bytes that are not valid records: a keydir entry pointing there
         // (loaded from a snapshot) cannot be copied and must not outlive its segment.
@@ -79,7 +81,7 @@ extension StoreEngine {
                     let flags = header.flags.subtracting(RecordFlags.batchFlags)
                     let new = try output.append(segment.base + offset, length: header.totalLength,
                                                 flags: flags == header.flags ? nil : flags)
-                    relocations.append(CompactionRelocations.Relocation(tag: tag, space: header.space, old: location, new: new,
+                    try relocations.append(CompactionRelocations.Relocation(tag: tag, space: header.space, old: location, new: new,
                                                                         length: header.totalLength))
                 }
                 // Scanned: its pages need not stay in our resident set (they stay in the page

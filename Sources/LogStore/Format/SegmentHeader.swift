@@ -56,6 +56,8 @@ enum StoreFileName {
     static let snapshot = "index.snapshot"
     static let compactionCommit = "COMPACTION"
     static let temporarySuffix = ".tmp"
+    /// Compaction's relocation log, unlinked as soon as it is created (`CompactionRelocations`).
+    static let relocationSpill = "COMPACTION.relocations" + temporarySuffix
 
     static func segment(_ id: UInt32) -> String {
         let hex = String(id, radix: 16)
