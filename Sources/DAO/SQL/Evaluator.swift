@@ -8,8 +8,9 @@ final class RowContext {
     @exclusivity(unchecked) var rowid: Int64 = 0
     @exclusivity(unchecked) var aggregates: [SQLValue] = []
     @exclusivity(unchecked) var parameters: [SQLValue]
-    /// Compiled LIKE patterns by pattern text and escape (constant patterns compile once).
-    @exclusivity(unchecked) var likePatterns: [String: LikePattern] = [:]
+    /// Compiled LIKE patterns by pattern text as written (before its first NUL is cut) and
+    /// escape: constant patterns compile once, and a row pays one dictionary lookup.
+    @exclusivity(unchecked) var likePatterns: [LikePatternKey: LikePattern] = [:]
     /// The statement's 'now' (julian-day milliseconds), read on first use; nil between statements.
     @exclusivity(unchecked) var statementTime: Int64?
     /// The row context of the query around (correlated subqueries read its row).
@@ -21,6 +22,12 @@ final class RowContext {
     @exclusivity(unchecked) var subqueries = SubqueryCache()
 
     init(parameters: [SQLValue]) { self.parameters = parameters }
+}
+
+/// A compiled LIKE pattern's cache key: the pattern's text and the ESCAPE code point.
+struct LikePatternKey: Hashable {
+    let pattern: String
+    let escape: UInt32?
 }
 
 /// Evaluates resolved expressions with SQLite's semantics.
@@ -139,12 +146,12 @@ enum Evaluator {
                 let subject = SQLiteText.beforeNul(SQLiteText.bytes(of: subjectText) ?? [])
                 return .integer(subject.withUnsafeBufferPointer { compiled.matches(utf8: $0) } != negated ? 1 : 0)
             }
-            let pattern = SQLValues.cString(rawPattern)
-            let cacheKey = escapePoint.map { String($0) + "\u{0}" + pattern } ?? pattern
+            let cacheKey = LikePatternKey(pattern: rawPattern, escape: escapePoint)
             let compiled: LikePattern
             if let cached = context.likePatterns[cacheKey] {
                 compiled = cached
             } else {
+                let pattern = SQLValues.cString(rawPattern)
                 compiled = LikePattern(pattern, codePoints: pattern.unicodeScalars.map(\.value), escape: escapePoint)
                 if context.likePatterns.count < 64 { context.likePatterns[cacheKey] = compiled }
             }
