@@ -59,15 +59,16 @@ final class EncryptedReadBackend: ReadBackend {
         nonce = header.nonce(segment: 0, last: false)
         (segments, length) = try header.layout(fileSize: fileSize, file: name)
         windowCapacity = min(segments, max(1, (1 << 20) / header.segmentSize))
-        window = .allocate(byteCount: windowCapacity * header.segmentSize, alignment: 16)
-        sealed = .allocate(byteCount: windowCapacity * header.storedSegmentSize, alignment: 16)
+        window = ScratchBuffers.borrow(byteCount: windowCapacity * header.segmentSize)
+        sealed = ScratchBuffers.borrow(byteCount: windowCapacity * header.storedSegmentSize)
         try load(first: segments - 1, count: 1)
     }
 
     deinit {
+        // Wipe the plaintext this reader left in the window before the buffer is reused.
         memset(window.baseAddress!, 0, touched)
-        window.deallocate()
-        sealed.deallocate()
+        ScratchBuffers.giveBack(window)
+        ScratchBuffers.giveBack(sealed)
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws -> Int {

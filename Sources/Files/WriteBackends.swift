@@ -102,13 +102,13 @@ final class EncryptedWriteBackend: WriteBackend {
         self.cipher = try AESGCM(key: fileKey)
         self.segmentSize = segmentSize
         self.batchSegments = max(1, (1 << 20) / segmentSize)
-        plain = .allocate(byteCount: (batchSegments + 1) * segmentSize, alignment: 16)
-        sealed = .allocate(byteCount: (batchSegments + 1) * (segmentSize + AESGCM.tagSize), alignment: 16)
+        plain = ScratchBuffers.borrow(byteCount: (batchSegments + 1) * segmentSize)
+        sealed = ScratchBuffers.borrow(byteCount: (batchSegments + 1) * (segmentSize + AESGCM.tagSize))
         do {
             (replacement, file) = try AtomicReplacement.begin(target: target, durable: durable)
         } catch {
-            plain.deallocate()
-            sealed.deallocate()
+            ScratchBuffers.giveBack(plain)
+            ScratchBuffers.giveBack(sealed)
             throw error
         }
         position = 0
@@ -116,8 +116,8 @@ final class EncryptedWriteBackend: WriteBackend {
             try header.bytes.withUnsafeBytes { try file.write($0, at: 0) }
         } catch {
             replacement.abandon()
-            plain.deallocate()
-            sealed.deallocate()
+            ScratchBuffers.giveBack(plain)
+            ScratchBuffers.giveBack(sealed)
             throw error
         }
         position = EncryptedFileHeader.size
@@ -126,8 +126,8 @@ final class EncryptedWriteBackend: WriteBackend {
     deinit {
         // Wipe the plaintext left in the buffer.
         memset(plain.baseAddress!, 0, touched)
-        plain.deallocate()
-        sealed.deallocate()
+        ScratchBuffers.giveBack(plain)
+        ScratchBuffers.giveBack(sealed)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {

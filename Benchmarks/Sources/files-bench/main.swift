@@ -1,23 +1,27 @@
 // files-bench: the Files module's figures (issue 23) beside plain FileHandle I/O, same run:
-//   write/<size>   whole files written: FileHandle (create, write in 1 MiB pieces, close) vs
+//   write/<size>   whole files written: FileHandle (create, write in 1 MiB pieces, close), the
+//                  same into a temporary file renamed over the target ("FileHandle, temp +
+//                  rename": plain I/O with the atomic replacement FileStorage gives), and
 //                  FileStorage plain and encrypted writers (temporary file, rename at close)
 //   read/<size>    whole files read: FileHandle.readToEnd vs FileStorage readers (readToEnd)
 //   random-4KiB    4 KiB reads at random offsets in a 256 MiB file kept open: FileHandle
 //                  (seek + read(upToCount:)) vs FileStorage readers (seek + read(into:))
-// Sizes 4 KiB (2,000 files), 1 MiB (200 files), 256 MiB (1 file, 2 passes). Encrypted files with
-// 64 KiB segments (the default) and 4 KiB segments. No fsync anywhere (the process-crash-safe
-// class); files are in the page cache. Each figure is the median of 3 runs, kinds alternating,
-// each run starting at the next kind, with a sync(2) (untimed) before each kind's writes so that
-// no kind pays for the writeback of another's dirty pages. The encrypted streams seal and open
-// batches of 128 KiB and more on two threads (the calling thread and one more).
-// Ratios: throughput over FileHandle's and over FileStorage plain's (which pays the same temporary
-// file + rename per write as the encrypted writer: on ext4 that new inode and rename, not AES,
-// is most of a small file's write time).
+// Sizes 4 KiB (2,000 files), 1 MiB (200 files), 256 MiB (2 files). Encrypted files with 4 KiB
+// segments (the default) and 64 KiB segments. No fsync anywhere (the process-crash-safe class);
+// files are in the page cache. Each figure is the median of 3 runs, kinds alternating, each run
+// starting at the next kind, with a sync(2) (untimed) before each kind's writes and before its
+// reads, so that no kind pays for the writeback of dirty pages written before. The encrypted
+// streams seal and open batches of 128 KiB and more on two threads (the calling thread and one
+// more). Ratios: throughput over FileHandle's and over FileStorage plain's (which pays the same
+// temporary file + rename per write as the encrypted writer: on ext4 that new inode and rename,
+// not AES, is most of a small file's write time). FB_TRACE=1 prints every run's figures.
 // Usage: swift run -c release files-bench [--quick]   (--quick: no 256 MiB file, no random reads)
-//        files-bench --profile <plain|encrypted4K|encrypted64K> [write|read|random|big]
+//        files-bench --profile <plain|encrypted4K|encrypted64K> [write|writes|read|reads|random|big]
 //                    (no timing: writes and reads 20 files of 1 MiB of one kind, or 2,000 random
-//                    4 KiB reads in one 16 MiB file, for `valgrind --tool=callgrind`; `big`:
-//                    times 4 replacements of one 256 MiB file, the write and the close apart)
+//                    4 KiB reads in one 16 MiB file, for `valgrind --tool=callgrind`; `reads`:
+//                    FB_FILES files (20) written, then read 50 times over, for `perf record`,
+//                    with FB_TRACE=1 each pass's MB/s; `writes`: the files written 50 times; `big`: times 4 replacements of one
+//                    256 MiB file, the write and the close apart)
 
 import Files
 import Foundation
@@ -32,10 +36,11 @@ defer { try? FileManager.default.removeItem(at: work) }
 let key = [UInt8](repeating: 7, count: 32)
 
 enum Kind: CaseIterable {
-    case fileHandle, plain, encrypted64K, encrypted4K
+    case fileHandle, fileHandleAtomic, plain, encrypted64K, encrypted4K
     var label: String {
         switch self {
         case .fileHandle: return "FileHandle"
+        case .fileHandleAtomic: return "FileHandle, temp + rename"
         case .plain: return "FileStorage plain"
         case .encrypted64K: return "encrypted (64 KiB segments)"
         case .encrypted4K: return "encrypted (4 KiB segments)"
@@ -46,18 +51,24 @@ enum Kind: CaseIterable {
 
 let storages: [Kind: FileStorage] = try {
     var result: [Kind: FileStorage] = [:]
-    for kind in Kind.allCases where kind != .fileHandle {
+    for kind in Kind.allCases where kind != .fileHandle && kind != .fileHandleAtomic {
         let folder = work.appendingPathComponent("\(kind)")
         result[kind] = try FileStorage(folder: folder, options: .init(key: key, segmentSize: kind == .encrypted4K ? 4096 : 64 << 10))
     }
     return result
 }()
 
-func handlePath(_ name: String) -> String { work.appendingPathComponent("handle-" + name.replacingOccurrences(of: "/", with: "_")).path }
+func handlePath(_ name: String, atomic: Bool = false) -> String {
+    work.appendingPathComponent((atomic ? "atomic-" : "handle-") + name.replacingOccurrences(of: "/", with: "_")).path
+}
 
 func write(_ kind: Kind, _ name: String, _ data: Data) throws {
-    if kind == .fileHandle {
-        let path = handlePath(name)
+    if kind == .fileHandle || kind == .fileHandleAtomic {
+        // FileHandle: the file truncated and written in place. Atomic: what an app that wants
+        // the old or the new file after a crash does with plain I/O, as the FileStorage
+        // writers do: a temporary file written, then renamed over the target.
+        let target = handlePath(name, atomic: kind == .fileHandleAtomic)
+        let path = kind == .fileHandleAtomic ? target + ".tmp" : target
         FileManager.default.createFile(atPath: path, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         var offset = 0
@@ -67,6 +78,7 @@ func write(_ kind: Kind, _ name: String, _ data: Data) throws {
             offset = end
         }
         try handle.close()
+        if kind == .fileHandleAtomic, rename(path, target) != 0 { throw CocoaError(.fileWriteUnknown) }
         return
     }
     let writer = try storages[kind]!.writer(name, encryption: kind.encryption)
@@ -80,8 +92,8 @@ func write(_ kind: Kind, _ name: String, _ data: Data) throws {
 }
 
 func read(_ kind: Kind, _ name: String) throws -> Int {
-    if kind == .fileHandle {
-        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: handlePath(name)))
+    if kind == .fileHandle || kind == .fileHandleAtomic {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: handlePath(name, atomic: kind == .fileHandleAtomic)))
         defer { try? handle.close() }
         return try handle.readToEnd()?.count ?? 0
     }
@@ -94,6 +106,7 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile"), at + 1 < CommandL
     let kinds: [String: Kind] = ["plain": .plain, "encrypted4K": .encrypted4K, "encrypted64K": .encrypted64K]
     guard let kind = kinds[CommandLine.arguments[at + 1]] else { print("unknown kind"); exit(2) }
     let what = at + 2 < CommandLine.arguments.count ? CommandLine.arguments[at + 2] : "all"
+    let profileFiles = Int(ProcessInfo.processInfo.environment["FB_FILES"] ?? "") ?? 20
     let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
     if what == "big" {
         var big = Data(count: 256 << 20)
@@ -124,9 +137,21 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile"), at + 1 < CommandL
         try? FileManager.default.removeItem(at: work)
         exit(0)
     }
-    for file in 0..<20 where what != "read" { try write(kind, "p/\(file)", payload) }
-    if what == "read" { for file in 0..<20 { try write(kind, "p/\(file)", payload) } }
-    for _ in 0..<(what == "write" ? 0 : 1) { for file in 0..<20 { _ = try read(kind, "p/\(file)") } }
+    // "writes": the files written 50 times over (each write replacing the last), for `perf record`.
+    for _ in 0..<(what == "writes" ? 50 : 1) where what != "read" && what != "reads" {
+        let start = now()
+        for file in 0..<profileFiles { try write(kind, "p/\(file)", payload) }
+        if what == "writes", ProcessInfo.processInfo.environment["FB_TRACE"] != nil {
+            print(String(format: "%.0f MB/s", Double(profileFiles) * 1048576 / (now() - start) / 1e6))
+        }
+    }
+    if what == "read" || what == "reads" { for file in 0..<profileFiles { try write(kind, "p/\(file)", payload) } }
+    // "reads": the 20 files read 50 times over, for `perf record` of the read path alone.
+    for _ in 0..<(what == "write" || what == "writes" ? 0 : what == "reads" ? 50 : 1) {
+        let start = now()
+        for file in 0..<profileFiles { _ = try read(kind, "p/\(file)") }
+        if ProcessInfo.processInfo.environment["FB_TRACE"] != nil { print(String(format: "%.0f MB/s", Double(profileFiles) * 1048576 / (now() - start) / 1e6)) }
+    }
     try? FileManager.default.removeItem(at: work)
     exit(0)
 }
@@ -148,10 +173,14 @@ for size in sizes {
             var start = now()
             for file in 0..<size.files { try write(kind, "\(size.label)/\(file % 200)", payload) }
             writeTimes[kind, default: []].append(now() - start)
+            // Untimed: the writeback of what was just written would otherwise run during the
+            // reads, on the core that the encrypted reader's second thread needs.
+            sync()
             start = now()
             var total = 0
             for file in 0..<size.files { total += try read(kind, "\(size.label)/\(file % 200)") }
             readTimes[kind, default: []].append(now() - start)
+            if ProcessInfo.processInfo.environment["FB_TRACE"] != nil { print("  run \(run) \(size.label) \(kind.label): write \(throughput(size.bytes * size.files, writeTimes[kind]!.last!)) read \(throughput(size.bytes * size.files, readTimes[kind]!.last!))") }
             precondition(total == size.bytes * size.files, "short read")
         }
     }
@@ -160,7 +189,7 @@ for size in sizes {
     let plainWrite = median(writeTimes[.plain]!), plainRead = median(readTimes[.plain]!)
     for kind in Kind.allCases {
         let w = median(writeTimes[kind]!), r = median(readTimes[kind]!)
-        print("\(size.label.padding(toLength: 7, withPad: " ", startingAt: 0)) \(kind.label.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+        print("\(size.label.padding(toLength: 7, withPad: " ", startingAt: 0)) \(kind.label.padding(toLength: 29, withPad: " ", startingAt: 0)) "
               + "write \(throughput(bytes, w)) (\(String(format: "%.2f", baseWrite / w))x FileHandle, \(String(format: "%.2f", plainWrite / w))x plain)   "
               + "read \(throughput(bytes, r)) (\(String(format: "%.2f", baseRead / r))x FileHandle, \(String(format: "%.2f", plainRead / r))x plain)")
     }
@@ -176,9 +205,10 @@ if !quick {
                                                      : Int.random(in: 0...(length - 4096), using: &generator) }
         var times: [Kind: [Double]] = [:]
         var buffer = [UInt8](repeating: 0, count: 4096)
+        let randomKinds = Kind.allCases.filter { $0 != .fileHandleAtomic }
         for run in 0..<3 {
-            for step in 0..<Kind.allCases.count {
-                let kind = Kind.allCases[(run + step) % Kind.allCases.count]
+            for step in 0..<randomKinds.count {
+                let kind = randomKinds[(run + step) % randomKinds.count]
                 if kind == .fileHandle {
                     let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: handlePath("256MiB/0")))
                     let start = now()
@@ -203,9 +233,9 @@ if !quick {
             }
         }
         let base = median(times[.fileHandle]!)
-        for kind in Kind.allCases {
+        for kind in randomKinds {
             let t = median(times[kind]!)
-            print("random-4KiB\(aligned ? " aligned  " : " unaligned") \(kind.label.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+            print("random-4KiB\(aligned ? " aligned  " : " unaligned") \(kind.label.padding(toLength: 29, withPad: " ", startingAt: 0)) "
                   + String(format: "%6.2f us/read  (%.2fx the FileHandle time, %.2fx the FileStorage plain time)", t / Double(count) * 1e6, t / base,
                            t / median(times[.plain]!)))
         }
