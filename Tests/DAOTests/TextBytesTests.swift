@@ -20,6 +20,22 @@ final class TextBytesTests: XCTestCase {
         d.check("SELECT e, typeof(e), length(e), hex(e) FROM t ORDER BY e")
     }
 
+    /// Statement texts that Swift's `String ==` calls equal (canonically equivalent) but whose
+    /// bytes differ are different statements: each literal keeps its own bytes, also when the
+    /// parsed-statement cache has seen the other one (the same statement run twice in a row,
+    /// and with another statement between).
+    func testCanonicallyEquivalentStatementTextsKeepTheirOwnBytes() throws {
+        let temporary = try TemporaryStore()
+        let database = try temporary.database
+        let precomposed = "SELECT CAST('\u{E9}' AS BLOB)", decomposed = "SELECT CAST('e\u{301}' AS BLOB)"
+        XCTAssertEqual(precomposed, decomposed, "Swift compares these equal")
+        for _ in 0..<2 {
+            XCTAssertEqual(try database.execute(precomposed).rows, [[.blob([0xC3, 0xA9])]])
+            XCTAssertEqual(try database.execute(decomposed).rows, [[.blob([0x65, 0xCC, 0x81])]])
+            _ = try database.execute("SELECT 1")
+        }
+    }
+
     func testStoredBytesSurviveAReopenAndEveryIndex() throws {
         let temporary = try TemporaryStore()
         var database = try temporary.database

@@ -43,7 +43,7 @@ extension SQLDatabase {
             return
         }
         let width = table.definition.columns.count
-        if context.row.count != width { context.row = [SQLValue](repeating: .null, count: width) }
+        if context.row.count != width { context.row = [SQLValue].filled(.null, count: width) }
         try scanIndexEntries(table.indexes[covering.number], ranges, reverse: reverse) { rowid, entry in
             let decoded = IndexKeyCodec.decodeKey(entry, descending: covering.descending, affinities: covering.affinities) { position, value in
                 context.row[covering.columns[position]] = value

@@ -72,7 +72,7 @@ final class JoinPlan {
         // SQLite keeps a LEFT JOIN's and a CROSS JOIN's operands in FROM order.
         let fixed = sources.contains { $0.join == .left || $0.join == .cross }
         order = fixed ? Array(sources.indices) : greedyOrder(pool)
-        var position = [Int](repeating: 0, count: sources.count)
+        var position = [Int].filled(0, count: sources.count)
         for (level, s) in order.enumerated() { position[s] = level }
 
         func level(of term: Expr) -> Int {
@@ -80,11 +80,11 @@ final class JoinPlan {
             term.collectSlots(into: &slots)
             return slots.compactMap { source(of: $0).map { position[$0] } }.max() ?? 0
         }
-        filters = Array(repeating: [], count: order.count)
-        onTerms = Array(repeating: [], count: order.count)
-        var lookups = [Expr?](repeating: nil, count: order.count)
-        lookupOrigins = Array(repeating: [], count: order.count)
-        chosen = Array(repeating: nil, count: order.count)
+        filters = .filled([], count: order.count)
+        onTerms = .filled([], count: order.count)
+        var lookups = [Expr?].filled(nil, count: order.count)
+        lookupOrigins = .filled([], count: order.count)
+        chosen = .filled(nil, count: order.count)
         for term in pool { filters[level(of: term)].append(term) }
         for (s, source) in sources.enumerated() where source.join == .left {
             if source.on.contains(where: { level(of: $0) > position[s] }) {
@@ -214,12 +214,12 @@ final class JoinPlan {
     /// Runs the nested loops, calling `body` for each joined row set in `context.row`
     /// (stopping when it returns false).
     func run(_ database: SQLDatabase, _ context: RowContext, _ body: () throws -> Bool) throws {
-        var materialized = [[[SQLValue]]](repeating: [], count: sources.count)
+        var materialized = [[[SQLValue]]].filled([], count: sources.count)
         for (s, source) in sources.enumerated() {
             if let subquery = source.subquery { materialized[s] = try SubqueryRunner.rows(subquery, context) }
         }
-        context.row = [SQLValue](repeating: .null, count: width)
-        chosen = Array(repeating: nil, count: order.count)
+        context.row = [SQLValue].filled(.null, count: width)
+        chosen = .filled(nil, count: order.count)
         try withoutActuallyEscaping(body) { body in
             let loops = NestedLoops(plan: self, database: database, context: context, materialized: materialized, body: body)
             _ = try loops.loop(0)
@@ -302,7 +302,7 @@ extension JoinPlan {
         }
 
         // USING and NATURAL: equalities with the leftmost earlier source that has the column.
-        var joinTerms = [[Expr]](repeating: [], count: items.count)
+        var joinTerms = [[Expr]].filled([], count: items.count)
         for (k, item) in items.enumerated() where k > 0 {
             if item.natural && (item.on != nil || item.using != nil) {
                 throw SQLExecutionError("a NATURAL join may not have an ON or USING clause")

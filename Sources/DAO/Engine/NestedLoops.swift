@@ -51,10 +51,10 @@ final class NestedLoops {
         plannerContext.outer = context
         plannerContext.database = database
         plannerContext.subqueries = context.subqueries
-        buffers = Array(repeating: [], count: sources.count)
-        matched = Array(repeating: false, count: order.count)
-        chosen = Array(repeating: nil, count: order.count)
-        equalityIndex = Array(repeating: nil, count: order.count)
+        buffers = .filled([], count: sources.count)
+        matched = .filled(false, count: order.count)
+        chosen = .filled(nil, count: order.count)
+        equalityIndex = .filled(nil, count: order.count)
     }
 
     /// The access path of a level's lookup terms for the current outer rows, and the lookup

@@ -83,8 +83,8 @@ extension SQLDatabase {
         let upsert = try insert.upsert.map { try compileUpsert($0, table, context) }   // Upsert.swift
         var changes = 0
         for source in sourceRows {
-            var row = [SQLValue](repeating: .null, count: columns.count)
-            var given = [Bool](repeating: false, count: columns.count)
+            var row = [SQLValue].filled(.null, count: columns.count)
+            var given = [Bool].filled(false, count: columns.count)
             var explicitRowid: SQLValue?
             for (position, target) in targets.enumerated() {
                 if target < 0 { explicitRowid = source[position]; continue }

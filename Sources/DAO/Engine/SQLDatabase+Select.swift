@@ -441,7 +441,7 @@ extension SQLDatabase {
             }
             if aggregation.groups.isEmpty && groupBy.isEmpty {
                 let columnCount = compiled.join?.width ?? table?.definition.columns.count ?? 0
-                aggregation.groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: Array(repeating: .null, count: columnCount), rowid: 0))
+                aggregation.groups.append(Group(accumulators: aggregates.map(Accumulator.init), row: .filled(.null, count: columnCount), rowid: 0))
                 aggregation.groupKeys.append([])
             }
             let groups = aggregation.groups, groupKeys = aggregation.groupKeys

@@ -93,8 +93,12 @@ public final class SQLDatabase: @unchecked Sendable {
     /// too (the indexes were then rebuilt from the rows and the statement ran again).
     public internal(set) var indexReport: [String] = []
 
-    /// Parsed statements by SQL text.
-    @exclusivity(unchecked) var statementCache: [String: ParsedStatement] = [:]
+    /// Parsed statements by SQL text (its bytes: see `StatementText`).
+    @exclusivity(unchecked) var statementCache: [StatementText: ParsedStatement] = [:]
+    /// The statement parsed or found last, checked before `statementCache`: an app that runs
+    /// one statement text over and over (an INSERT per row) passes the same string each time,
+    /// and comparing it costs less than hashing it (~1k instructions a statement).
+    @exclusivity(unchecked) var lastStatement: (sql: StatementText, parsed: ParsedStatement)?
 
     /// The row context of the running statement, reused from one statement to the next (its row
     /// buffer and compiled LIKE patterns stay allocated).
@@ -211,11 +215,17 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func parsedStatement(_ sql: String) throws -> ParsedStatement {
-        if let cached = statementCache[sql] { return cached }
+        let key = StatementText(sql)
+        if let last = lastStatement, last.sql == key { return last.parsed }
+        if let cached = statementCache[key] {
+            lastStatement = (key, cached)
+            return cached
+        }
         let (statement, count, names) = try Parser.parse(sql)
         let parsed = ParsedStatement(statement: statement, parameterCount: count, parameterNames: names)
         if statementCache.count >= 512 { statementCache.removeAll(keepingCapacity: true) }
-        statementCache[sql] = parsed
+        statementCache[key] = parsed
+        lastStatement = (key, parsed)
         return parsed
     }
 
@@ -410,7 +420,7 @@ public final class SQLDatabase: @unchecked Sendable {
     func row(_ table: TableState, _ rowid: Int64, columns: [Int]? = nil) throws -> [SQLValue]? {
         if let columns, columns.isEmpty {
             guard table.contains(rowid: rowid) else { return nil }
-            var values = [SQLValue](repeating: .null, count: table.definition.columns.count)
+            var values = [SQLValue].filled(.null, count: table.definition.columns.count)
             rowsVisited += 1
             if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
             return values
@@ -431,7 +441,7 @@ public final class SQLDatabase: @unchecked Sendable {
     /// are left as they are, NULL when the caller started from NULLs). False when absent.
     func load(_ table: TableState, _ rowid: Int64, columns: [Int]?, into values: inout [SQLValue]) throws -> Bool {
         if values.count != table.definition.columns.count {
-            values = [SQLValue](repeating: .null, count: table.definition.columns.count)
+            values = [SQLValue].filled(.null, count: table.definition.columns.count)
         }
         let stored: Int?
         if columns?.isEmpty == true {
@@ -515,16 +525,23 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 }
 
-/// A statement parsed once: its tree and its parameter slots.
-struct ParsedStatement: Sendable {
-    var statement: Statement
-    var parameterCount: Int
-    var parameterNames: [String: Int]
+/// A statement parsed once: its tree and its parameter slots. A class: the cache hands it out
+/// on every run, and copying the tree's fields (a struct) cost ~600 instructions a statement.
+final class ParsedStatement: Sendable {
+    let statement: Statement
+    let parameterCount: Int
+    let parameterNames: [String: Int]
     /// Its resolution against the schema, reused while the schema is unchanged.
     let compiled = CompiledBox()
 
+    init(statement: Statement, parameterCount: Int, parameterNames: [String: Int]) {
+        self.statement = statement
+        self.parameterCount = parameterCount
+        self.parameterNames = parameterNames
+    }
+
     func bind(named arguments: [String: DAOValue]) -> [SQLValue] {
-        var values = [SQLValue](repeating: .null, count: parameterCount)
+        var values = [SQLValue].filled(.null, count: parameterCount)
         for (name, slot) in parameterNames {
             if let value = arguments[name] { values[slot] = SQLValue(value) }
         }

@@ -78,7 +78,7 @@ enum RowCodec {
         guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
         var position = 1
         guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
-        var values = [SQLValue](repeating: .null, count: Int(count))
+        var values = [SQLValue].filled(.null, count: Int(count))
         var next = 0
         for column in 0..<Int(count) {
             guard next < columns.count else { break }

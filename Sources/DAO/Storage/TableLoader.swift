@@ -53,7 +53,7 @@ final class TableLoader {
         rowids.sort()
         table.rowids = SortedChunks(sorted: rowids)
         rowids = []
-        var built = [KeyChunks](repeating: KeyChunks(), count: builders.count)
+        var built = [KeyChunks].filled(KeyChunks(), count: builders.count)
         let builders = self.builders
         built.withUnsafeMutableBufferPointer { buffer in
             nonisolated(unsafe) let results = buffer
