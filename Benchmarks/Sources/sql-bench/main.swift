@@ -9,6 +9,7 @@ import Glibc
 //
 //   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S] [--engine both|unified|sqlite] [--svg DIR]
 //                                  [--only joins|join|join-aggregate|in-subquery|pk|range|covered|order|scan]
+//                                  [--materialize]
 //
 // --engine runs one engine alone, so its process's memory (RssAnon, RssFile, peak VmHWM, read
 // from /proc/self/status) is its own; with both, the figures after SQLite include what
@@ -22,6 +23,9 @@ import Glibc
 // join and IN (SELECT) workloads alone (no bench table, no reopen), `--only join` (or another
 // of their keys) that one query alone, e.g. under callgrind; `--only pk` (range, covered, order,
 // scan) loads the bench table and runs that workload alone (no joins, no reopen).
+// UnifiedStorage reads each query's rows with SQLDatabase.forEachRow (a row at a time, every
+// value read in its storage class), as SQLite's side steps through sqlite3_step and reads each
+// column; --materialize reads them as execute's SQLResult.rows ([[DAOValue]]) instead.
 // Then the join and IN (SELECT) workloads (JoinWorkloads.swift) on tables orders and customers
 // of the same database; their answers on a fixed sample must agree between the engines.
 
@@ -31,12 +35,15 @@ struct Options {
     var seconds = 3.0
     var svgDirectory: String?
     var engines = ["UnifiedStorage", "SQLite"]
+    /// UnifiedStorage reads results as `execute`'s materialized rows instead of `forEachRow`.
+    var materialize = false
     /// "joins": only the join workloads; a workload key: only that one.
     var only: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
         while let argument = iterator.next() {
+            if argument == "--materialize" { materialize = true; continue }
             guard let value = iterator.next() else { throw BenchError.usage("\(argument) needs a value") }
             switch argument {
             case "--rows": rows = Int(value) ?? rows
@@ -131,7 +138,7 @@ func memoryLine(_ label: String) -> String {
 
 func engineMakers(_ options: Options) -> [(URL) throws -> SQLBenchEngine] {
     options.engines.map { name in
-        name == "SQLite" ? { try SQLiteBenchEngine(directory: $0) } : { try UnifiedEngine(directory: $0) }
+        name == "SQLite" ? { try SQLiteBenchEngine(directory: $0) } : { try UnifiedEngine(directory: $0, materialize: options.materialize) }
     }
 }
 

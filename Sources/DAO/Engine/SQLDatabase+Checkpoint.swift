@@ -35,6 +35,8 @@ extension SQLDatabase {
     /// changes are not the tables'), on a read-only store, and after a failed fsync; a failure
     /// only means the next attach reads the rows.
     func checkpointAtClose() {
+        // A close from inside a `forEachRow` body: the query is still reading the tables.
+        if isStreamingHere { return }
         condition.lock()
         defer { condition.unlock() }
         guard transactionOwner == nil, !explicitTransaction, !store.options.readOnly else { return }

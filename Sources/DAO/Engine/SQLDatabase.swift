@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LogStore
 
 /// The SQL engine of one LogStore: its tables (indexed record sets, each in a key space of the
@@ -30,6 +31,12 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Serializes statements; `transactionOwner` holds other threads off during a transaction.
     let condition = NSCondition()
     var transactionOwner: pthread_t?
+    /// The thread running a `forEachRow` body while it holds `condition` (0: none). Atomic:
+    /// every lock entry reads it before taking the lock, so that the body's own thread, which
+    /// already holds it, is told apart from the others (which wait as usual).
+    let streamingThread = Atomic<UInt>(0)
+    /// How many rows the last `forEachRow` handed out while its query ran (for tests).
+    @exclusivity(unchecked) var lastStreamedRows = 0
 
     // The state below is only touched with `condition` held (statements run one at a time), so
     // the hot fields skip the dynamic exclusivity checks, which cost on every statement.
@@ -161,38 +168,59 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Whether a transaction (BEGIN without COMMIT or ROLLBACK yet) is open.
     public var inTransaction: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return explicitTransaction
+        withStateLock { explicitTransaction }
     }
 
     /// The rowid of the last row inserted through this database (SQLite's last_insert_rowid()).
     public var lastInsertRowId: Int64 {
-        condition.lock()
-        defer { condition.unlock() }
-        return lastInsertRowIdValue
+        withStateLock { lastInsertRowIdValue }
     }
 
     /// Names of the tables, sorted.
     public func tableNames() -> [String] {
-        condition.lock()
-        defer { condition.unlock() }
-        return tables.values.map(\.name).sorted()
+        withStateLock { tables.values.map(\.name).sorted() }
     }
 
     /// The CREATE TABLE statement of a table as the catalog keeps it (canonical form), then its
     /// CREATE INDEX statements; nil when there is no such table.
     public func schema(ofTable name: String) -> [String]? {
-        condition.lock()
-        defer { condition.unlock() }
-        guard let table = tables[name.lowercased()] else { return nil }
-        let definition = table.definition
-        return [definition.createSQL] + definition.indexes.filter { !$0.isConstraint }.map(definition.createIndexSQL)
+        withStateLock {
+            guard let table = tables[name.lowercased()] else { return nil }
+            let definition = table.definition
+            return [definition.createSQL] + definition.indexes.filter { !$0.isConstraint }.map(definition.createIndexSQL)
+        }
     }
 
     // MARK: Locking
 
+    /// Whether this thread is running a `forEachRow` body (and so holds `condition`).
+    var isStreamingHere: Bool {
+        let thread = streamingThread.load(ordering: .acquiring)
+        return thread != 0 && thread == Self.currentThreadID
+    }
+
+    /// This thread's pthread identity as a number (never 0).
+    static var currentThreadID: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+
+    /// Runs `body` holding `condition`, or, on the thread of a `forEachRow` body (which holds
+    /// it already), without taking it again: reading the database's state from that body is
+    /// safe, and locking again would deadlock.
+    func withStateLock<T>(_ body: () throws -> T) rethrows -> T {
+        if isStreamingHere { return try body() }
+        condition.lock()
+        defer { condition.unlock() }
+        return try body()
+    }
+
     func withStatementLock<T>(_ body: () throws -> T) throws -> T {
+        // A statement inside a `forEachRow` body would reuse the running query's state.
+        if isStreamingHere { throw SQLExecutionError("cannot run a statement inside the body of forEachRow; collect the rows first") }
         condition.lock()
         defer { condition.unlock() }
         let me = pthread_self()
@@ -238,7 +266,7 @@ public final class SQLDatabase: @unchecked Sendable {
         return result
     }
 
-    func run(_ parsed: ParsedStatement, parameters: [SQLValue]) throws -> SQLResult {
+    func run(_ parsed: ParsedStatement, parameters: [SQLValue], sink: RowSink? = nil) throws -> SQLResult {
         switch parsed.statement {
         case .begin:
             guard !explicitTransaction else { throw SQLExecutionError("cannot start a transaction within a transaction") }
@@ -263,7 +291,7 @@ public final class SQLDatabase: @unchecked Sendable {
             let mark = undoLog.count
             let savedRowId = lastInsertRowIdValue
             do {
-                var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled)
+                var result = try runStatement(parsed.statement, parameters: parameters, cache: parsed.compiled, sink: sink)
                 // A block of the index checkpoint the statement touched failed its check: what
                 // it read there is not the tables', so neither its result nor its changes count.
                 if indexDamaged { throw IndexDamage() }
@@ -283,7 +311,8 @@ public final class SQLDatabase: @unchecked Sendable {
                 // from the file any more, so this happens at most once).
                 if indexDamaged {
                     try rebuildAfterIndexDamage()
-                    return try run(parsed, parameters: parameters)
+                    sink?.restart()
+                    return try run(parsed, parameters: parameters, sink: sink)
                 }
                 throw error
             }
@@ -291,9 +320,9 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     /// Thrown inside `run` when a statement touched a damaged checkpoint block (never escapes).
-    private struct IndexDamage: Error {}
+    struct IndexDamage: Error {}
 
-    func runStatement(_ statement: Statement, parameters: [SQLValue], cache: CompiledBox? = nil) throws -> SQLResult {
+    func runStatement(_ statement: Statement, parameters: [SQLValue], cache: CompiledBox? = nil, sink: RowSink? = nil) throws -> SQLResult {
         let context = self.context
         context.parameters = parameters
         context.statementTime = nil
@@ -301,7 +330,7 @@ public final class SQLDatabase: @unchecked Sendable {
         context.database = self
         if !context.subqueries.isEmpty { context.subqueries = SubqueryCache() }
         switch statement {
-        case .select(let select): return try runSelect(select, context, cache: cache)
+        case .select(let select): return try runSelect(select, context, cache: cache, sink: sink)
         case .insert(let insert) where insert.returning != nil:   // Returning.swift
             return try returning(insert.returning ?? [], of: insert.table, capturing: .inserted) { try runInsert(insert, context, cache: cache) }
         case .update(let update) where update.returning != nil:

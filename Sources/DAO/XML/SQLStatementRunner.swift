@@ -65,10 +65,10 @@ extension SQLStatementRunner {
 
 extension SQLDatabase: SQLStatementRunner {
     var ownsTransaction: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard explicitTransaction, let owner = transactionOwner else { return false }
-        return pthread_equal(owner, pthread_self()) != 0
+        withStateLock {
+            guard explicitTransaction, let owner = transactionOwner else { return false }
+            return pthread_equal(owner, pthread_self()) != 0
+        }
     }
 
     /// Compacts the store (its dropped tables and deleted rows take no more space).
@@ -78,8 +78,6 @@ extension SQLDatabase: SQLStatementRunner {
 
     /// The tables with the canonical CREATE TABLE text of the catalog.
     func tableDefinitions() throws -> [(name: String, sql: String)] {
-        condition.lock()
-        defer { condition.unlock() }
-        return tables.values.map { ($0.name, $0.definition.createSQL) }.sorted { $0.0 < $1.0 }
+        withStateLock { tables.values.map { ($0.name, $0.definition.createSQL) }.sorted { $0.0 < $1.0 } }
     }
 }
