@@ -406,33 +406,15 @@ extension SQLDatabase {
                           _ body: (Int64, UnsafeRawBufferPointer) throws -> Bool) throws {
         // A snapshot of the entries: the body may not change the index.
         let entries = index.entries
-        /// nil past the last entry; false when `body` stops the scan.
-        func visit(_ position: KeyChunks.Position) throws -> Bool? {
-            try entries.withEntry(at: position) { try body(IndexKeyCodec.rowid(ofEntry: $0), $0) }
-        }
         for range in ranges {
             // Probes compare on their own length: a probe of k columns bounds every entry
             // whose first k columns equal it.
             let start = range.lower.map { entries.lowerBound(index.probe($0), orEqual: !range.lowerInclusive) } ?? entries.startPosition
             let end = range.upper.map { entries.lowerBound(index.probe($0), orEqual: range.upperInclusive) } ?? entries.endPosition
-            if reverse {
-                var position = end
-                while position != start, let previous = entries.previous(position) {
-                    if previous.chunk < start.chunk || (previous.chunk == start.chunk && previous.index < start.index) { break }
-                    guard let going = try visit(previous) else { break }
-                    if !going { return }
-                    position = previous
-                }
-            } else {
-                // `<`, not `!=`: a range whose upper bound lies below its lower one (`x BETWEEN
-                // 7 AND 6`) ends before it starts and holds nothing.
-                var position = start
-                while position.chunk < end.chunk || (position.chunk == end.chunk && position.index < end.index) {
-                    guard let going = try visit(position) else { break }
-                    if !going { return }
-                    position = entries.next(position)
-                }
-            }
+            // A range whose upper bound lies below its lower one (`x BETWEEN 7 AND 6`) ends
+            // before it starts and holds nothing (`forEachEntry` visits none).
+            let going = try entries.forEachEntry(from: start, to: end, reverse: reverse) { try body(IndexKeyCodec.rowid(ofEntry: $0), $0) }
+            if !going { return }
         }
     }
 }

@@ -376,6 +376,13 @@ extension SQLDatabase {
             }
         }
         lastAccess = (path, ordered && !orderBy.isEmpty)
+        // The filter's column-constant comparisons with their constants evaluated once (RowFilter).
+        let fastFilter = rowFilter.flatMap { RowFilter($0, context) }
+        @inline(__always) func passes() throws -> Bool {
+            if let fastFilter { return try fastFilter.matches(context) }
+            guard let rowFilter else { return true }
+            return try Evaluator.condition(rowFilter, context) == true
+        }
 
         // Per-row state in a class (SelectRun): see there.
         let run = SelectRun()
@@ -455,7 +462,7 @@ extension SQLDatabase {
                 try join.run(self, context) { try accumulate(); return true }
             } else if let table {
                 try visitRows(table, path, columns: compiled.columns, context) {
-                    if let rowFilter, try Evaluator.condition(rowFilter, context) != true { return true }
+                    if try !passes() { return true }
                     try accumulate()
                     return true
                 }
@@ -482,7 +489,7 @@ extension SQLDatabase {
             try join.run(self, context) { try emit() }
         } else if let table {
             try visitRows(table, path, columns: compiled.columns, context) {
-                if let rowFilter, try Evaluator.condition(rowFilter, context) != true { return true }
+                if try !passes() { return true }
                 return try emit()
             }
         } else {

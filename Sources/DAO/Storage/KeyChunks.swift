@@ -280,6 +280,31 @@ struct KeyChunks: Sendable {
         try chunks.withUnsafeBufferPointer { try body($0[c]) }
     }
 
+    /// Calls `body` with each entry from `start` up to (not including) `end`, in order, or in
+    /// reverse order with `reverse` (from the one before `end` down to `start`), until `body`
+    /// returns false. Returns false when `body` stopped the walk. A chunk is read once for all
+    /// its entries (reading it per entry copied it each time).
+    /// - Complexity: O(entries visited + chunks spanned).
+    func forEachEntry(from start: Position, to end: Position, reverse: Bool = false,
+                      _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+        guard start.chunk < chunks.count, start.chunk < end.chunk || (start.chunk == end.chunk && start.index < end.index) else { return true }
+        let lastChunk = min(end.chunk, chunks.count - 1)
+        var c = reverse ? lastChunk : start.chunk
+        while reverse ? c >= start.chunk : c <= lastChunk {
+            defer { c += reverse ? -1 : 1 }
+            let chunk = chunks[c]
+            let from = c == start.chunk ? start.index : 0
+            let to = c == end.chunk ? min(end.index, chunk.entryCount) : chunk.entryCount
+            guard from < to else { continue }
+            if reverse {
+                for i in stride(from: to - 1, through: from, by: -1) where try !chunk.withEntry(i, body) { return false }
+            } else {
+                for i in from..<to where try !chunk.withEntry(i, body) { return false }
+            }
+        }
+        return true
+    }
+
     /// The rowid of the entry at `position`; nil past the end.
     func rowid(at position: Position) -> Int64? {
         withEntry(at: position) { IndexKeyCodec.rowid(ofEntry: $0) }
