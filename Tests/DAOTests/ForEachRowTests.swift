@@ -104,6 +104,23 @@ final class ForEachRowTests: XCTestCase {
         XCTAssertEqual(odd.rows, [[.text("a\u{FFFD}b")]])
     }
 
+    func testAPreparedStatementStreamsWithEachBinding() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try fill(db)
+        let byK = try db.prepare("SELECT id, name FROM t WHERE k = ? ORDER BY id")
+        let byName = try db.prepare("SELECT id FROM t WHERE name = :name ORDER BY id")
+        for k in [0, 5, 36, 99] {
+            var rows: [[DAOValue]] = []
+            let count = try byK.forEachRow(arguments: [.integer(Int64(k))]) { rows.append($0.values) }
+            XCTAssertEqual(rows, try db.execute("SELECT id, name FROM t WHERE k = ? ORDER BY id", arguments: [.integer(Int64(k))]).rows)
+            XCTAssertEqual(count, rows.count)
+            var named: [[DAOValue]] = []
+            try byName.forEachRow(named: ["name": .text("n\(k)")]) { named.append($0.values) }
+            XCTAssertEqual(named, try db.execute("SELECT id FROM t WHERE name = ? ORDER BY id", arguments: [.text("n\(k)")]).rows)
+        }
+    }
+
     func testAWritingStatementHandsOutItsReturnedRows() throws {
         let temporary = try TemporaryStore()
         let db = try temporary.database

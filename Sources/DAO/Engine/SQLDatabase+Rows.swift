@@ -21,13 +21,20 @@ extension SQLDatabase {
     ///   SQLite, where they are made at the first step).
     @discardableResult
     public func forEachRow(_ sql: String, arguments: [DAOValue] = [], _ body: (SQLRow) throws -> Void) throws -> Int {
+        try forEachRow({ try parsedStatement(sql) }, arguments: { _ in arguments.map(SQLValue.init) }, body)
+    }
+
+    /// `forEachRow` of a statement parsed by `parse` (under the statement lock), with the
+    /// parameters `bind` gives for it.
+    func forEachRow(_ parse: () throws -> ParsedStatement, arguments bind: (ParsedStatement) -> [SQLValue],
+                    _ body: (SQLRow) throws -> Void) throws -> Int {
         try withoutActuallyEscaping(body) { body in
             let sink = RowSink(body)
             try withStatementLock {
-                let parsed = try parsedStatement(sql)
+                let parsed = try parse()
                 streamingThread.store(Self.currentThreadID, ordering: .releasing)
                 defer { streamingThread.store(0, ordering: .releasing) }
-                let result = try run(parsed, parameters: arguments.map(SQLValue.init), sink: sink)
+                let result = try run(parsed, parameters: bind(parsed), sink: sink)
                 // Rows the statement made whole (not streamed) go out now, in result order.
                 sink.statementDone = true
                 for row in result.values { try sink.deliver(row) }
@@ -35,5 +42,23 @@ extension SQLDatabase {
             }
             return sink.delivered
         }
+    }
+}
+
+extension SQLStatement {
+    /// `SQLDatabase.forEachRow` of this prepared statement, binding `?` parameters in order.
+    /// - Returns: the number of rows handed to `body`.
+    /// - Throws: as `SQLDatabase.forEachRow(_:arguments:_:)`.
+    @discardableResult
+    public func forEachRow(arguments: [DAOValue] = [], _ body: (SQLRow) throws -> Void) throws -> Int {
+        try database.forEachRow({ parsed }, arguments: { _ in arguments.map(SQLValue.init) }, body)
+    }
+
+    /// `SQLDatabase.forEachRow` of this prepared statement, binding `:name` parameters by name.
+    /// - Returns: the number of rows handed to `body`.
+    /// - Throws: as `SQLDatabase.forEachRow(_:arguments:_:)`.
+    @discardableResult
+    public func forEachRow(named arguments: [String: DAOValue], _ body: (SQLRow) throws -> Void) throws -> Int {
+        try database.forEachRow({ parsed }, arguments: { $0.bind(named: arguments) }, body)
     }
 }
