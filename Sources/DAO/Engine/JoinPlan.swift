@@ -53,6 +53,12 @@ final class JoinPlan {
     private(set) var lookupOrigins: [[Int]] = []
     /// The access path each loop took for its first outer row (for the plan text).
     var chosen: [AccessPath?] = []
+    /// Per level whose lookup is a single `column = operand`: the index the Planner chose for
+    /// it and the lookup conjuncts that choice enforced, found by the first run that planned
+    /// it and kept for every later row and run of this compiled statement (the Planner picks
+    /// the same index for every non-NULL value; `PlannerTerms.singleEquality`). A new schema
+    /// compiles a new plan. Touched only under the statement lock.
+    @exclusivity(unchecked) var equalityIndex: [(index: Int, consumed: [Int])?] = []
 
     init(sources: [Source], width: Int) {
         self.sources = sources
@@ -67,6 +73,7 @@ final class JoinPlan {
     /// Chooses the loop order and places the terms. `whereClause` is resolved; `reading` holds
     /// the slots the rest of the query reads.
     func finish(where whereClause: Expr?, reading: Set<Int>) throws {
+        equalityIndex = []   // chosen again for the loop order decided here
         var pool = whereClause?.conjuncts ?? []
         for source in sources where source.join != .left { pool += source.on }
         // SQLite keeps a LEFT JOIN's and a CROSS JOIN's operands in FROM order.

@@ -29,10 +29,9 @@ final class NestedLoops {
     @exclusivity(unchecked) private var matched: [Bool]
     /// The access path each level took first (the plan text).
     @exclusivity(unchecked) private(set) var chosen: [AccessPath?]
-    /// Per level whose lookup is a single `column = operand`: the index the Planner chose for
-    /// it once and the lookup conjuncts that choice enforced; later entries build that index's
-    /// one-key range from the operand's value.
-    @exclusivity(unchecked) private var equalityIndex: [(index: Int, consumed: [Int])?]
+    /// The plan, which keeps each level's equality index (`JoinPlan.equalityIndex`): entries
+    /// after the first build that index's one-key range from the operand's value.
+    private let plan: JoinPlan
 
     init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[SQLValue]]], body: @escaping () throws -> Bool) {
         sources = plan.sources
@@ -54,14 +53,15 @@ final class NestedLoops {
         buffers = .filled([], count: sources.count)
         matched = .filled(false, count: order.count)
         chosen = .filled(nil, count: order.count)
-        equalityIndex = .filled(nil, count: order.count)
+        self.plan = plan
+        if plan.equalityIndex.count != order.count { plan.equalityIndex = .filled(nil, count: order.count) }
     }
 
     /// The access path of a level's lookup terms for the current outer rows, and the lookup
     /// conjuncts it enforces.
     private func path(_ level: Int, _ terms: PlannerTerms, _ table: TableState) throws -> (AccessPath, consumed: [Int]) {
         let equality = terms.singleEquality
-        if let equality, let cached = equalityIndex[level] {
+        if let equality, let cached = plan.equalityIndex[level] {
             let raw = try Evaluator.evaluate(equality.operand, plannerContext)
             // `column = NULL` admits no row (the term stays among the level's filters).
             if case .null = raw { return (.rowids([]), []) }
@@ -70,7 +70,7 @@ final class NestedLoops {
         }
         let choice = try Planner(table: table, context: plannerContext).choose(terms, orderBy: nil)
         if equality != nil, case .indexRanges(let index, let ranges, reverse: false) = choice.0, ranges.count == 1 {
-            equalityIndex[level] = (index, choice.consumed)
+            plan.equalityIndex[level] = (index, choice.consumed)
         }
         return (choice.0, choice.consumed)
     }

@@ -196,15 +196,19 @@ final class Aggregation {
                 groupKeys.append(key)
             }
         }
-        var tookRow = false
-        for a in groups[index].accumulators.indices {
-            let took = try groups[index].accumulators[a].add(context)
-            if took && a == singleMinMax { tookRow = true }
-        }
-        // Bare columns read the group's first row, or the row a lone min()/max() chose.
-        if tookRow {
-            groups[index].row = context.row
-            groups[index].rowid = context.rowid
+        // Through buffer pointers: `groups[index].accumulators[a]` checked the uniqueness of
+        // both arrays and copied the group on every row.
+        let singleMinMax = singleMinMax
+        try groups.withUnsafeMutableBufferPointer { groups in
+            var tookRow = false
+            try groups[index].accumulators.withUnsafeMutableBufferPointer { accumulators in
+                for a in accumulators.indices where try accumulators[a].add(context) && a == singleMinMax { tookRow = true }
+            }
+            // Bare columns read the group's first row, or the row a lone min()/max() chose.
+            if tookRow {
+                groups[index].row = context.row
+                groups[index].rowid = context.rowid
+            }
         }
     }
 }
