@@ -134,22 +134,30 @@ final class EncryptedWriteBackend: WriteBackend {
         guard var source = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
-            if plainCount == 0, remaining > segmentSize {
-                // Whole segments with bytes after them: sealed straight from the caller's buffer.
-                let direct = min(batchSegments, (remaining - 1) / segmentSize)
-                try seal(from: UnsafeRawBufferPointer(start: source, count: direct * segmentSize), segments: direct, lastIsFinal: false)
+            let held = plainCount / segmentSize
+            if plainCount % segmentSize == 0, remaining > segmentSize, held < batchSegments {
+                // Whole segments with bytes after them: the buffered ones (whole, so not the
+                // last) and then as many as fit in the batch sealed straight from the caller's
+                // buffer, without copying them into `plain`.
+                let direct = min(batchSegments - held, (remaining - 1) / segmentSize)
+                try seal(buffered: held, then: UnsafeRawBufferPointer(start: source, count: direct * segmentSize), lastIsFinal: false)
+                plainCount = 0
                 source += direct * segmentSize
                 remaining -= direct * segmentSize
                 continue
             }
             if plainCount == plain.count {
                 // Full and more follows: seal every segment but the last, keep that one.
-                try seal(segments: batchSegments, lastIsFinal: false)
+                try seal(buffered: batchSegments, then: nil, lastIsFinal: false)
                 let kept = plainCount - batchSegments * segmentSize
                 memmove(plain.baseAddress!, plain.baseAddress! + batchSegments * segmentSize, kept)
                 plainCount = kept
+                continue
             }
-            let take = min(remaining, plain.count - plainCount)
+            // Fill the buffer, at most up to the end of the segment under way (so that a
+            // write after a short one can go direct again).
+            let boundary = plainCount % segmentSize == 0 ? plain.count : (plainCount / segmentSize + 1) * segmentSize
+            let take = min(remaining, boundary - plainCount)
             memcpy(plain.baseAddress! + plainCount, source, take)
             plainCount += take
             touched = max(touched, plainCount)
@@ -158,41 +166,49 @@ final class EncryptedWriteBackend: WriteBackend {
         }
     }
 
-    /// Seals the first `segments` segments of the buffer (the last of them flagged final when
-    /// `lastIsFinal`) and writes them at the end of the file.
-    private func seal(segments: Int, lastIsFinal: Bool) throws {
-        try seal(from: UnsafeRawBufferPointer(start: plain.baseAddress, count: plainCount), segments: segments, lastIsFinal: lastIsFinal)
-    }
-
-    /// Seals the first `segments` segments of `source` (see `seal(segments:lastIsFinal:)`) and
-    /// writes them at the end of the file. A large batch is split between two threads
-    /// (`SegmentBatch`), each writing its half as soon as it is sealed, so one half's write
-    /// overlaps the other's sealing.
-    private func seal(from source: UnsafeRawBufferPointer, segments: Int, lastIsFinal: Bool) throws {
+    /// Seals the first `buffered` segments of `plain` followed by the segments of `direct`
+    /// (when given; otherwise the buffered segments end at `plainCount`), the very last one
+    /// flagged final when `lastIsFinal`, and writes them at the end of the file. Only the last
+    /// segment may be short. Large batches go through `SealPipeline` (sealing on one thread
+    /// while the other writes what is sealed).
+    private func seal(buffered: Int, then direct: UnsafeRawBufferPointer?, lastIsFinal: Bool) throws {
+        let directSegments = direct.map { ($0.count + segmentSize - 1) / segmentSize } ?? 0
+        let segments = buffered + directSegments
         guard nextSegment + segments <= Int(UInt32.max) else { throw FileStorageError.unsupported("files of more than 2^32 segments") }
         let first = nextSegment
         let storedSize = segmentSize + AESGCM.tagSize
-        /// Sealed bytes of segments `0 ..< end` of the batch (only the last one may be short).
-        func sealedEnd(_ end: Int) -> Int {
-            (end - 1) * storedSize + min(segmentSize, source.count - (end - 1) * segmentSize) + AESGCM.tagSize
+        let plainBytes = direct.map { buffered * segmentSize + $0.count } ?? min(plainCount, buffered * segmentSize)
+        /// The plaintext of segment `index` of the batch.
+        func segment(_ index: Int) -> UnsafeRawBufferPointer {
+            let start = index * segmentSize
+            let count = min(segmentSize, plainBytes - start)
+            if let direct, index >= buffered {
+                return UnsafeRawBufferPointer(rebasing: direct[(start - buffered * segmentSize)...].prefix(count))
+            }
+            return UnsafeRawBufferPointer(start: plain.baseAddress.map { $0 + start }, count: count)
         }
+        /// Sealed bytes of segments `0 ..< end` of the batch.
+        func sealedEnd(_ end: Int) -> Int {
+            (end - 1) * storedSize + min(segmentSize, plainBytes - (end - 1) * segmentSize) + AESGCM.tagSize
+        }
+        let perChunk = max(1, SealPipeline.chunkBytes / segmentSize)
+        let chunks = plainBytes >= SealPipeline.minimumBatch ? (segments + perChunk - 1) / perChunk : 1
+        let chunkSegments = chunks == 1 ? segments : perChunk
         let base = position
-        _ = try SegmentBatch.run(count: segments, bytes: source.count) { range in
+        try SealPipeline.run(chunks: chunks, seal: { chunk in
             try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
                 try header.bytes.withUnsafeBytes { aad in
-                    for index in range {
-                        let start = index * segmentSize
-                        let count = min(segmentSize, source.count - start)
+                    for index in chunk * chunkSegments ..< min(segments, (chunk + 1) * chunkSegments) {
                         header.writeNonce(into: nonce, segment: first + index, last: lastIsFinal && index == segments - 1)
-                        try cipher.seal(UnsafeRawBufferPointer(start: source.baseAddress.map { $0 + start }, count: count),
-                                        nonce: UnsafeRawBufferPointer(nonce), aad: aad, into: sealed.baseAddress! + index * storedSize)
+                        try cipher.seal(segment(index), nonce: UnsafeRawBufferPointer(nonce), aad: aad, into: sealed.baseAddress! + index * storedSize)
                     }
                 }
             }
-            let start = range.lowerBound * storedSize
-            try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress! + start, count: sealedEnd(range.upperBound) - start), at: base + start)
-            return nil
-        }
+        }, write: { run in
+            let start = run.lowerBound * chunkSegments * storedSize
+            let end = sealedEnd(min(segments, run.upperBound * chunkSegments))
+            try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress! + start, count: end - start), at: base + start)
+        })
         nextSegment += segments
         position += sealedEnd(segments)
     }
@@ -201,8 +217,7 @@ final class EncryptedWriteBackend: WriteBackend {
         do {
             // The final batch: every buffered segment, the last one flagged (one empty segment
             // for an empty file).
-            let segments = max(1, (plainCount + segmentSize - 1) / segmentSize)
-            try seal(segments: segments, lastIsFinal: true)
+            try seal(buffered: max(1, (plainCount + segmentSize - 1) / segmentSize), then: nil, lastIsFinal: true)
             plainCount = 0
         } catch {
             replacement.abandon()
