@@ -115,9 +115,10 @@ final class EncryptedWriteBackend: WriteBackend {
         do {
             try header.bytes.withUnsafeBytes { try file.write($0, at: 0) }
         } catch {
+            // Every stored property is set here, so throwing runs `deinit`, which gives the
+            // buffers back (giving them back here too put each in the pool twice: two later
+            // writers then shared one buffer, and one of them wrote into freed memory).
             replacement.abandon()
-            ScratchBuffers.giveBack(plain)
-            ScratchBuffers.giveBack(sealed)
             throw error
         }
         position = EncryptedFileHeader.size
