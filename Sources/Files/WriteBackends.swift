@@ -44,6 +44,7 @@ final class PlainWriteBackend: WriteBackend {
         if bytes.count >= Self.bufferSize {
             try file.write(bytes, at: position)
             position += bytes.count
+            releaseTargetCacheOnce()
         } else {
             buffer.append(contentsOf: bytes)
         }
@@ -54,6 +55,16 @@ final class PlainWriteBackend: WriteBackend {
         try buffer.withUnsafeBytes { try file.write($0, at: position) }
         position += buffer.count
         buffer.removeAll(keepingCapacity: true)
+        releaseTargetCacheOnce()
+    }
+
+    private var releasedTargetCache = false
+
+    /// Once the new file is large: the old file's cache goes (`AtomicReplacement.releaseTargetCache`).
+    private func releaseTargetCacheOnce() {
+        guard !releasedTargetCache, position >= AtomicReplacement.cacheReleaseThreshold, let replacement else { return }
+        releasedTargetCache = true
+        replacement.releaseTargetCache()
     }
 
     func finish() throws {
@@ -95,6 +106,7 @@ final class EncryptedWriteBackend: WriteBackend {
     private let sealed: UnsafeMutableRawBufferPointer
     private var nextSegment = 0
     private var position: Int
+    private var releasedTargetCache = false
 
     init(target: URL, durable: Bool, storageKey: [UInt8], segmentSize: Int) throws {
         let (header, fileKey) = try EncryptedFileHeader.new(segmentSize: segmentSize, storageKey: storageKey)
@@ -212,6 +224,10 @@ final class EncryptedWriteBackend: WriteBackend {
         })
         nextSegment += segments
         position += sealedEnd(segments)
+        if !releasedTargetCache, position >= AtomicReplacement.cacheReleaseThreshold {
+            releasedTargetCache = true
+            replacement.releaseTargetCache()
+        }
     }
 
     func finish() throws {

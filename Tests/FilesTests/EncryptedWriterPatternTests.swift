@@ -73,4 +73,26 @@ final class EncryptedWriterPatternTests: FilesTestCase {
             }
         }
     }
+
+    /// A large replacement drops the old file's page cache early
+    /// (AtomicReplacement.releaseTargetCache): nothing of the old file changes for a reader
+    /// opened before, for a discarded writer, or until close.
+    func testReleasingTheOldFilesCacheChangesNothingVisible() throws {
+        let storage = try center.fileStorage()
+        for encryption in [FileEncryption.none, .storageKey] {
+            let old = testBytes(6 << 20, seed: 3)
+            try storage.write(old, to: "big", encryption: encryption)
+            let before = try storage.reader("big", encryption: encryption)
+            let discarded = try storage.writer("big", encryption: encryption)
+            try discarded.write(testBytes(5 << 20, seed: 4))
+            XCTAssertEqual(try storage.data(of: "big", encryption: encryption), Data(old), "the old file stays until close")
+            discarded.discard()
+            XCTAssertEqual(try storage.data(of: "big", encryption: encryption), Data(old))
+            let new = testBytes(5 << 20, seed: 5)
+            try storage.write(new, to: "big", encryption: encryption)
+            XCTAssertEqual(try storage.data(of: "big", encryption: encryption), Data(new))
+            XCTAssertEqual(try before.readToEnd(), Data(old), "an open reader keeps the old file")
+            before.close()
+        }
+    }
 }
