@@ -22,32 +22,42 @@ enum SealPipeline {
 
     /// Runs `seal` for every chunk in `0 ..< chunks` and `write` over runs of consecutive
     /// sealed chunks (each chunk in exactly one run, runs in ascending order, one at a time,
-    /// a run only after `seal` returned for each of its chunks). Two threads when `chunks > 1`
-    /// and there is a second core; otherwise every chunk is sealed, then all written at once.
+    /// a run only after `seal` returned for each of its chunks). On two threads when
+    /// `chunks > 1` and there is a second core: the calling thread and a helper started on a
+    /// global queue. The caller does not wait for the helper to start: when no core is free
+    /// (another process busy on it), the caller does the whole batch alone and returns, and
+    /// the helper, when it runs, finds nothing left to do. Otherwise every chunk is sealed,
+    /// then all written at once.
     /// - Throws: the first error `seal` or `write` threw; nothing more is written after it.
-    static func run(chunks: Int, seal: (Int) throws -> Void, write: (Range<Int>) throws -> Void) throws {
+    static func run(chunks: Int, seal: @escaping (Int) throws -> Void, write: @escaping (Range<Int>) throws -> Void) throws {
         guard chunks > 0 else { return }
         guard canSplit, chunks > 1 else {
             for chunk in 0 ..< chunks { try seal(chunk) }
             try write(0 ..< chunks)
             return
         }
-        try withoutActuallyEscaping(seal) { seal in
-            try withoutActuallyEscaping(write) { write in
-                let schedule = Schedule(chunks: chunks, seal: seal, write: write)
-                DispatchQueue.concurrentPerform(iterations: 2) { _ in schedule.work() }
-                if let failure = schedule.failure { throw failure }
-            }
-        }
+        let schedule = Schedule(chunks: chunks, seal: seal, write: write)
+        DispatchQueue.global().async { schedule.work() }
+        schedule.work()
+        // Waits for the helper to leave `seal` or `write`; the helper may still start later,
+        // and then calls neither.
+        schedule.close()
+        if let failure = schedule.failure { throw failure }
     }
 
     /// The chunks' state, shared by the two threads under `condition`. Unchecked: every
     /// mutable field is read and written with `condition` locked; `seal` and `write` are called
-    /// unlocked, `seal` for distinct chunks at once, `write` by one thread at a time.
+    /// unlocked, `seal` for distinct chunks at once, `write` by one thread at a time, and
+    /// neither after `close()` (the closures may outlive the call, with a helper that starts
+    /// late, but are never called then).
     private final class Schedule: @unchecked Sendable {
         let chunks: Int
-        let seal: (Int) throws -> Void
-        let write: (Range<Int>) throws -> Void
+        private let seal: (Int) throws -> Void
+        private let write: (Range<Int>) throws -> Void
+        /// Set by `close()`: a thread arriving later does nothing.
+        private var closed = false
+        /// Threads inside `work()`.
+        private var active = 0
         private let condition = NSCondition()
         /// Chunks handed to a sealer so far (`0 ..< nextToSeal`).
         private var nextToSeal = 0
@@ -70,6 +80,12 @@ enum SealPipeline {
         func work() {
             condition.lock()
             defer { condition.unlock() }
+            guard !closed else { return }
+            active += 1
+            defer {
+                active -= 1
+                condition.broadcast()
+            }
             while failure == nil, written < chunks {
                 if !writing, sealed[written] {
                     let start = written
@@ -100,6 +116,15 @@ enum SealPipeline {
                     condition.wait()
                 }
             }
+        }
+
+        /// Ends the batch: later `work()` calls return at once; waits until no thread is inside
+        /// `work()`.
+        func close() {
+            condition.lock()
+            defer { condition.unlock() }
+            closed = true
+            while active > 0 { condition.wait() }
         }
     }
 }

@@ -208,7 +208,7 @@ final class EncryptedWriteBackend: WriteBackend {
         let chunks = plainBytes >= SealPipeline.minimumBatch ? (segments + perChunk - 1) / perChunk : 1
         let chunkSegments = chunks == 1 ? segments : perChunk
         let base = position
-        try SealPipeline.run(chunks: chunks, seal: { chunk in
+        try SealPipeline.run(chunks: chunks, seal: { [self] chunk in
             try withUnsafeTemporaryAllocation(byteCount: AESGCM.nonceSize, alignment: 1) { nonce in
                 try header.bytes.withUnsafeBytes { aad in
                     for index in chunk * chunkSegments ..< min(segments, (chunk + 1) * chunkSegments) {
@@ -217,7 +217,7 @@ final class EncryptedWriteBackend: WriteBackend {
                     }
                 }
             }
-        }, write: { run in
+        }, write: { [self] run in
             let start = run.lowerBound * chunkSegments * storedSize
             let end = sealedEnd(min(segments, run.upperBound * chunkSegments))
             try file.write(UnsafeRawBufferPointer(start: sealed.baseAddress! + start, count: end - start), at: base + start)
