@@ -4,7 +4,7 @@ import LogStore
 import XCTest
 
 /// The encrypted writer buffers partial segments, seals whole ones straight from the caller's
-/// bytes, and seals large batches on two threads (SealPipeline): whatever the sizes of the
+/// bytes, and seals large batches on two threads (SegmentBatch): whatever the sizes of the
 /// pieces it is given, the file reads back as the bytes written and has the same layout.
 final class EncryptedWriterPatternTests: FilesTestCase {
     /// Piece sizes around segment, chunk and batch boundaries, in a seeded order.
@@ -47,10 +47,10 @@ final class EncryptedWriterPatternTests: FilesTestCase {
         }
     }
 
-    /// A failed write anywhere in a pipelined batch (each pwrite in turn, a clean failure and a
+    /// A failed write anywhere in a batch split between two threads (each pwrite in turn, a clean failure and a
     /// short write) is thrown from `write` or `close`, and leaves the old file as it was and no
     /// temporary file.
-    func testAFailedWriteInAPipelinedBatchLeavesTheOldFile() throws {
+    func testAFailedWriteInASplitBatchLeavesTheOldFile() throws {
         let storage = try center.fileStorage()
         let old = Data("old".utf8), new = testBytes(3 << 20, seed: 6)
         for fault in [InjectedFault.error(EIO), .shortWrite] {
