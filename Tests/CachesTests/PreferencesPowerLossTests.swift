@@ -86,7 +86,7 @@ final class PreferencesPowerLossTests: XCTestCase {
             for key in Set(writes.map(\.key)).sorted() {
                 let parts = key.split(separator: "/")
                 let prefs = parts[0] == "common" ? center.commonPreferences : try center.preferences(forUser: String(parts[0]))
-                let found = try prefs.string(forKey: String(parts[1]), business: "powerloss")
+                let found = prefs.string(forKey: String(parts[1]), business: "powerloss")
                 if let found { foundAll[key] = found }
                 let candidates = writes.filter { $0.key == key && $0.begin < cut.index }
                 if let found {

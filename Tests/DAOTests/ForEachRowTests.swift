@@ -22,51 +22,32 @@ final class ForEachRowTests: XCTestCase {
         try db.execute("COMMIT")
     }
 
-    /// Queries of every shape: streamed ones (scans, index ranges, index orders with and
-    /// without LIMIT/OFFSET, joins, aggregates) and the ones handed out after the run (sorts,
-    /// DISTINCT with LIMIT, compounds, CTEs, RETURNING).
-    static let queries = [
-        "SELECT * FROM t",
-        "SELECT id, name FROM t WHERE k BETWEEN 3 AND 7",
-        "SELECT id, k FROM t WHERE k > 30 ORDER BY k",
-        "SELECT id, k FROM t WHERE k > 30 ORDER BY k LIMIT 5 OFFSET 3",
-        "SELECT name, id FROM t ORDER BY name DESC LIMIT 12",
-        "SELECT id FROM t ORDER BY id DESC LIMIT 4 OFFSET 396",
-        "SELECT v, id FROM t ORDER BY v DESC, id LIMIT 9",
-        "SELECT k, count(*), sum(v) FROM t GROUP BY k",
-        "SELECT count(*) FROM t WHERE name LIKE 'n1%'",
-        "SELECT DISTINCT k FROM t",
-        "SELECT DISTINCT k FROM t ORDER BY k LIMIT 3 OFFSET 2",
-        "SELECT t.id, u.note FROM t JOIN u ON u.t_id = t.id WHERE t.k < 5",
-        "SELECT t.id, u.note FROM t LEFT JOIN u ON u.t_id = t.id ORDER BY t.id LIMIT 20",
-        "SELECT id FROM t WHERE id IN (SELECT t_id FROM u WHERE note > 'u5')",
-        "SELECT (SELECT count(*) FROM u WHERE u.t_id = t.id), id FROM t WHERE k = 4",
-        "SELECT id FROM t WHERE k = 1 UNION SELECT t_id FROM u WHERE id < 5 ORDER BY 1",
-        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30) SELECT x FROM c",
-        "SELECT 1, 'a', NULL, x'00'",
-        "SELECT id FROM t WHERE k = 99",
-        "SELECT id, name FROM t WHERE id = 9001",
-        "SELECT id FROM t LIMIT 0",
-    ]
-
-    /// The queries above whose rows come in their final order from the access path.
-    static let streamed: Set<String> = [
-        "SELECT * FROM t",
-        "SELECT id, name FROM t WHERE k BETWEEN 3 AND 7",
-        "SELECT id, k FROM t WHERE k > 30 ORDER BY k",
-        "SELECT id, k FROM t WHERE k > 30 ORDER BY k LIMIT 5 OFFSET 3",
-        "SELECT name, id FROM t ORDER BY name DESC LIMIT 12",
-        "SELECT id FROM t ORDER BY id DESC LIMIT 4 OFFSET 396",
-        "SELECT k, count(*), sum(v) FROM t GROUP BY k",
-        "SELECT count(*) FROM t WHERE name LIKE 'n1%'",
-        "SELECT DISTINCT k FROM t",
-        "SELECT t.id, u.note FROM t JOIN u ON u.t_id = t.id WHERE t.k < 5",
-        "SELECT id FROM t WHERE id IN (SELECT t_id FROM u WHERE note > 'u5')",
-        "SELECT (SELECT count(*) FROM u WHERE u.t_id = t.id), id FROM t WHERE k = 4",
-        "SELECT 1, 'a', NULL, x'00'",
-        "SELECT id FROM t WHERE k = 99",
-        "SELECT id, name FROM t WHERE id = 9001",
-        "SELECT id FROM t LIMIT 0",
+    /// Queries of every shape, and whether each streams: its rows come in their final order
+    /// from the access path (scans, index ranges, index orders with and without LIMIT/OFFSET,
+    /// joins, aggregates), or are handed out after the run (sorts, DISTINCT with LIMIT,
+    /// compounds, CTEs).
+    static let queries: [(sql: String, streamed: Bool)] = [
+        ("SELECT * FROM t", true),
+        ("SELECT id, name FROM t WHERE k BETWEEN 3 AND 7", true),
+        ("SELECT id, k FROM t WHERE k > 30 ORDER BY k", true),
+        ("SELECT id, k FROM t WHERE k > 30 ORDER BY k LIMIT 5 OFFSET 3", true),
+        ("SELECT name, id FROM t ORDER BY name DESC LIMIT 12", true),
+        ("SELECT id FROM t ORDER BY id DESC LIMIT 4 OFFSET 396", true),
+        ("SELECT v, id FROM t ORDER BY v DESC, id LIMIT 9", false),
+        ("SELECT k, count(*), sum(v) FROM t GROUP BY k", true),
+        ("SELECT count(*) FROM t WHERE name LIKE 'n1%'", true),
+        ("SELECT DISTINCT k FROM t", true),
+        ("SELECT DISTINCT k FROM t ORDER BY k LIMIT 3 OFFSET 2", false),
+        ("SELECT t.id, u.note FROM t JOIN u ON u.t_id = t.id WHERE t.k < 5", true),
+        ("SELECT t.id, u.note FROM t LEFT JOIN u ON u.t_id = t.id ORDER BY t.id LIMIT 20", false),
+        ("SELECT id FROM t WHERE id IN (SELECT t_id FROM u WHERE note > 'u5')", true),
+        ("SELECT (SELECT count(*) FROM u WHERE u.t_id = t.id), id FROM t WHERE k = 4", true),
+        ("SELECT id FROM t WHERE k = 1 UNION SELECT t_id FROM u WHERE id < 5 ORDER BY 1", false),
+        ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 30) SELECT x FROM c", false),
+        ("SELECT 1, 'a', NULL, x'00'", true),
+        ("SELECT id FROM t WHERE k = 99", true),
+        ("SELECT id, name FROM t WHERE id = 9001", true),
+        ("SELECT id FROM t LIMIT 0", true),
     ]
 
     private func collect(_ db: SQLDatabase, _ sql: String) throws -> (rows: [[DAOValue]], bytes: [[[UInt8]?]], count: Int) {
@@ -84,12 +65,12 @@ final class ForEachRowTests: XCTestCase {
         let temporary = try TemporaryStore()
         let db = try temporary.database
         try fill(db)
-        for sql in Self.queries {
+        for (sql, streamed) in Self.queries {
             let expected = try db.execute(sql)
             let got = try collect(db, sql)
             XCTAssertEqual(got.rows, expected.rows, sql)
             XCTAssertEqual(got.count, expected.rows.count, sql)
-            if Self.streamed.contains(sql) {
+            if streamed {
                 XCTAssertEqual(db.lastStreamedRows, got.count, "\(sql): streamed as the scan made the rows")
             } else {
                 XCTAssertEqual(db.lastStreamedRows, 0, "\(sql): handed out after the run")
