@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Buffers that encrypted readers and writers borrow for their batches (about 1 MiB each) and
 /// hand back when they are done, so that a process reading or writing many files reuses a few
@@ -14,40 +13,46 @@ enum ScratchBuffers {
     /// Bytes kept for reuse at most (a few readers' and writers' batches).
     static let retainedLimit = 16 << 20
 
-    /// Free buffers by address (a pointer is not Sendable; the pool owns what it holds).
-    private struct Pool: ~Copyable {
-        var free: [(address: UInt, count: Int)] = []
+    /// The free buffers. Unchecked: every access holds `lock` (an `NSLock`, a pthread mutex,
+    /// which ThreadSanitizer follows; it reported `Synchronization.Mutex`'s futex as a race).
+    private final class Pool: @unchecked Sendable {
+        let lock = NSLock()
+        var free: [UnsafeMutableRawBufferPointer] = []
         var retained = 0
     }
 
-    private static let pool = Mutex(Pool())
+    private static let pool = Pool()
 
     /// A buffer of exactly `byteCount` bytes (16-byte aligned), reused when one is free.
     static func borrow(byteCount: Int) -> UnsafeMutableRawBufferPointer {
-        let reused: UInt? = pool.withLock { pool in
-            guard let index = pool.free.firstIndex(where: { $0.count == byteCount }) else { return nil }
+        pool.lock.lock()
+        if let index = pool.free.firstIndex(where: { $0.count == byteCount }) {
+            let buffer = pool.free.remove(at: index)
             pool.retained -= byteCount
-            return pool.free.remove(at: index).address
+            pool.lock.unlock()
+            return buffer
         }
-        if let reused, let start = UnsafeMutableRawPointer(bitPattern: reused) {
-            return UnsafeMutableRawBufferPointer(start: start, count: byteCount)
-        }
+        pool.lock.unlock()
         return .allocate(byteCount: byteCount, alignment: 16)
     }
 
     /// Bytes waiting in the pool now (for tests).
-    static var retainedBytes: Int { pool.withLock { $0.retained } }
+    static var retainedBytes: Int {
+        pool.lock.lock()
+        defer { pool.lock.unlock() }
+        return pool.retained
+    }
 
     /// Takes `buffer` back for a later `borrow` (or frees it when the pool is full).
     static func giveBack(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let start = buffer.baseAddress else { return }
-        let address = UInt(bitPattern: start), count = buffer.count
-        let kept = pool.withLock { pool -> Bool in
-            guard pool.retained + count <= retainedLimit else { return false }
-            pool.retained += count
-            pool.free.append((address, count))
-            return true
+        pool.lock.lock()
+        if pool.retained + buffer.count <= retainedLimit {
+            pool.retained += buffer.count
+            pool.free.append(buffer)
+            pool.lock.unlock()
+            return
         }
-        if !kept { buffer.deallocate() }
+        pool.lock.unlock()
+        buffer.deallocate()
     }
 }
