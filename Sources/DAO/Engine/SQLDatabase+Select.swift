@@ -424,6 +424,8 @@ extension SQLDatabase {
         func keepOutputs() throws {
             guard streaming, let sink else { try keep(try evaluateOutputs()); return }
             run.outputBuffer.removeAll(keepingCapacity: true)
+            // Sized once for the columns (growing by appends reallocated it three times).
+            if run.outputBuffer.capacity < outputs.count { run.outputBuffer.reserveCapacity(outputs.count) }
             for expr in outputs { run.outputBuffer.append(try Evaluator.evaluate(expr, context)) }
             run.produced += 1
             if indexDamaged { throw IndexDamage() }
