@@ -420,16 +420,15 @@ extension SQLDatabase {
             try sink.deliver(output)
         }
 
-        /// The result columns of the current row, for the sink (into `run.outputBuffer`) or kept.
+        /// The result columns of the current row, kept; when streaming, evaluated into
+        /// `run.outputBuffer` (reused from row to row) and handed to the sink.
         func keepOutputs() throws {
-            guard streaming, let sink else { try keep(try evaluateOutputs()); return }
+            guard streaming else { try keep(try evaluateOutputs()); return }
             run.outputBuffer.removeAll(keepingCapacity: true)
             // Sized once for the columns (growing by appends reallocated it three times).
             if run.outputBuffer.capacity < outputs.count { run.outputBuffer.reserveCapacity(outputs.count) }
             for expr in outputs { run.outputBuffer.append(try Evaluator.evaluate(expr, context)) }
-            run.produced += 1
-            if indexDamaged { throw IndexDamage() }
-            try sink.deliver(run.outputBuffer)
+            try keep(run.outputBuffer)
         }
 
         func emit() throws -> Bool {

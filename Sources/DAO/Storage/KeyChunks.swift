@@ -315,18 +315,6 @@ struct KeyChunks: Sendable {
         return Position(chunk: position.chunk + 1, index: 0)
     }
 
-    /// The position before `position`, or nil at the start.
-    func previous(_ position: Position) -> Position? {
-        if position.index > 0 { return Position(chunk: position.chunk, index: position.index - 1) }
-        var chunk = position.chunk - 1
-        while chunk >= 0 {
-            let count = withChunk(chunk, \.entryCount)
-            if count > 0 { return Position(chunk: chunk, index: count - 1) }
-            chunk -= 1
-        }
-        return nil
-    }
-
     /// Inserts `entry` in order.
     mutating func insert(_ entry: [UInt8]) {
         count += 1
