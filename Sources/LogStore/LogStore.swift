@@ -284,6 +284,21 @@ public final class LogStore: Sendable {
         try engine.write(batch: batch.records)
     }
 
+    /// Applies one atomic batch, as `write(_:)` does and with the same bytes on disk, whose
+    /// operations `fill` hands over a chunk at a time, so that a batch of millions of records
+    /// (a DAO transaction's rows) is never in memory whole, nor its segment pages.
+    ///
+    /// `fill(&chunk, n)` adds the operations of chunk `n` (0, 1, 2, ...) to the empty `chunk`
+    /// and returns false when there are no more. The store asks for the chunks more than once
+    /// (to size the batch, then to write it): each pass must get the same operations in the
+    /// same order. `fill` runs under the store's write lock: it must not call the store.
+    /// - Throws: as `write(_:)`; `StoreError.corrupt` when a pass got other operations than the
+    ///   first (nothing is then written).
+    /// - Complexity: O(operations); memory O(one chunk).
+    package func write(streaming fill: (inout WriteBatch, Int) throws -> Bool) throws {
+        try engine.write(streaming: fill)
+    }
+
     /// The live, unexpired keys of `space` that start with `prefix`, sorted bytewise.
     /// - Complexity: O(keys in `space`) plus sorting the result: each key space has its own
     ///   keydir table, so the other spaces' keys are not visited.

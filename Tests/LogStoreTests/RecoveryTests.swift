@@ -128,45 +128,6 @@ final class RecoveryTests: StoreTestCase {
         try reopened.close()
     }
 
-    /// Opens a store, writes `before` (closing it, so a snapshot covers them), reopens, writes
-    /// `after`, and returns a crash copy taken while open, with the path of its active segment.
-    func crashCopy(before: Int, after: Int, segmentSize: Int = 1 << 20, last: (LogStore) throws -> Void = { _ in })
-        throws -> (copy: URL, model: [[UInt8]: [UInt8]], active: URL) {
-        let directory = temporary.make()
-        var model: [[UInt8]: [UInt8]] = [:]
-        if before > 0 {
-            let store = try LogStore(directory: directory, options: options(segmentSize: segmentSize))
-            for i in 0..<before {
-                try store.put(b("before-\(i)"), forKey: b("b\(i)"))
-                model[b("b\(i)")] = b("before-\(i)")
-            }
-            try store.close()
-        }
-        let store = try LogStore(directory: directory, options: options(segmentSize: segmentSize))
-        if segmentSize < 256 << 10 {
-            // Fill past a segment, so the active segment at the crash is a fresh one: its file is
-            // a whole segment long, all reserved when it was created.
-            for i in 0..<(segmentSize / 1024 + 6) {
-                let value = [UInt8](repeating: UInt8(i % 256), count: 1024)
-                try store.put(value, forKey: b("fill\(i)"))
-                model[b("fill\(i)")] = value
-            }
-        }
-        for i in 0..<after {
-            try store.put(b("after-\(i)"), forKey: b("a\(i)"))
-            model[b("a\(i)")] = b("after-\(i)")
-        }
-        try last(store)
-        let copy = try copyStore(directory, label: "crash")
-        try store.close()
-        var active: URL?
-        for file in try segmentFiles(copy).reversed() where !(try segmentHeader(file.url)).isCompactionOutput {
-            active = file.url
-            break
-        }
-        return (copy, model, active!)
-    }
-
     /// Segment sizes to run the tail tests with: one larger than the first reservation of a new
     /// segment (256 KiB), so the crashed active file is shorter than a segment, and one smaller,
     /// so the crashed active file is exactly a segment long (all of it reserved up front).

@@ -75,6 +75,9 @@ public final class SQLDatabase: @unchecked Sendable {
     /// next statement; a larger one (a transaction of many rows) is freed at its commit, not
     /// held until the database goes.
     static let keptCapacity = 4096
+    /// Rows above which a commit streams its batch to the store (`CommitBatch`); a variable
+    /// so that tests can send small transactions down that path too.
+    @exclusivity(unchecked) var streamedCommitThreshold = 4096
     /// Undo actions of the open transaction (or statement), newest last.
     @exclusivity(unchecked) var undoLog: [() -> Void] = []
     /// Tables with rows in their overlay.
@@ -380,47 +383,46 @@ public final class SQLDatabase: @unchecked Sendable {
             undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
             return
         }
-        var batch = LogStore.WriteBatch()
-        // Sized at once: a transaction of a million rows would otherwise hold up to twice its
-        // records while the array doubles.
-        batch.reserveCapacity(dirtyTables.values.reduce(pendingClears.reduce(dirtyCatalog.count + 4) { $0 + $1.rowids.count }) { $0 + $1.overlay.count })
-        for clear in pendingClears {
-            for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
-        }
-        if !dirtyCatalog.isEmpty {
-            let space = try catalogKeySpace()
-            for name in dirtyCatalog.sorted() {
-                if let table = tables[name] {
-                    batch.put(CatalogCodec.encode(table), forKey: Array(name.utf8), space: space)
-                } else {
-                    batch.delete(forKey: Array(name.utf8), space: space)
+        // Named before a streamed write: naming a new space writes to the store, which the
+        // streamed batch's chunks, made under its write lock, must not do.
+        if !dirtyCatalog.isEmpty || pendingVersionRecord != nil || viewsDirty { _ = try catalogKeySpace() }
+        let records = CommitBatch(clears: pendingClears, head: { [self] batch in
+            if !dirtyCatalog.isEmpty {
+                let space = try catalogKeySpace()
+                for name in dirtyCatalog.sorted() {
+                    if let table = tables[name] {
+                        batch.put(CatalogCodec.encode(table), forKey: Array(name.utf8), space: space)
+                    } else {
+                        batch.delete(forKey: Array(name.utf8), space: space)
+                    }
                 }
             }
-        }
-        if let pendingVersionRecord {
-            batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
-        }
-        if viewsDirty { try putViewsRecord(into: &batch) }
-        // The first change after a checkpoint makes it stale, in the same atomic batch.
-        if checkpointRecordPresent, let checkpointSpace {
-            batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
-        }
-        for table in dirtyTables.values where !table.isTransient {   // TEMP tables stay in memory
-            for (rowid, bytes) in table.overlay {
-                if let bytes {
-                    batch.put(bytes, forKey: RowCodec.key(rowid: rowid), space: table.space)
-                } else {
-                    batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
-                }
+            if let pendingVersionRecord {
+                batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
             }
-        }
-        if batch.count > 0 {
-            do {
-                try store.write(batch)
-            } catch {
-                rollback(to: 0)
-                throw error
+            if viewsDirty { try putViewsRecord(into: &batch) }
+            // The first change after a checkpoint makes it stale, in the same atomic batch.
+            if checkpointRecordPresent, let checkpointSpace {
+                batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
             }
+        }, tables: dirtyTables.values.filter { !$0.isTransient })   // TEMP tables stay in memory
+        do {
+            if records.rowCount > streamedCommitThreshold {
+                // A big transaction: its rows go to the store a chunk at a time (CommitBatch).
+                var cursor = CommitBatch.Cursor()
+                try store.write(streaming: { batch, chunk in
+                    if chunk == 0 { cursor = CommitBatch.Cursor() }
+                    return try records.fill(&batch, cursor: &cursor, limit: 4096)
+                })
+            } else {
+                var batch = LogStore.WriteBatch()
+                batch.reserveCapacity(records.rowCount + dirtyCatalog.count + 4)
+                try records.addAll(to: &batch)
+                if batch.count > 0 { try store.write(batch) }
+            }
+        } catch {
+            rollback(to: 0)
+            throw error
         }
         checkpointRecordPresent = false
         checkpointCurrent = false

@@ -36,7 +36,7 @@ extension StoreEngine {
         try awaitDurability(written)
     }
 
-    private func validate(_ record: PendingRecord) throws {
+    func validate(_ record: PendingRecord) throws {
         guard !options.readOnly else { throw StoreError.readOnly }
         guard record.key.count <= RecordCodec.maxKeyLength else { throw StoreError.valueTooLarge(record.key.count) }
         // Room for the 16-byte tag an encrypted value gains.
@@ -45,7 +45,7 @@ extension StoreEngine {
 
     /// False for tombstones and for plain values in a store without compression or a key.
     @inline(__always)
-    private func needsPreparation(_ record: PendingRecord) -> Bool {
+    func needsPreparation(_ record: PendingRecord) -> Bool {
         !record.flags.contains(.tombstone) && (record.crypt != nil || options.compression != nil || options.encryption != nil)
     }
 
@@ -113,6 +113,13 @@ extension StoreEngine {
         }
         // A huge batch's fields are not kept for the life of the store.
         if records.count > 4096 { scratchFields = [] }
+        return try finishAppend(bytes: total)
+    }
+
+    /// Counts a write just published (`bytes` appended) for the durability wait and the
+    /// background syncer; returns its generation. Caller holds `writeMutex`.
+    @inline(__always)
+    func finishAppend(bytes total: Int) throws -> UInt64 {
         generation += 1
         // Only fsyncEachWrite waits on generations; skip the coordinator's lock otherwise.
         if let backgroundSyncer {
@@ -127,13 +134,13 @@ extension StoreEngine {
 
     /// Bytes of the value as it will be stored (AES-GCM adds its tag).
     @inline(__always)
-    private func storedLength(of record: PendingRecord) -> Int {
+    func storedLength(of record: PendingRecord) -> Int {
         record.value.count + (record.flags.contains(.encrypted) ? AESGCM.tagSize : 0)
     }
 
     /// The header fields of the `index`th of `count` records of a write. Caller holds `writeMutex`.
     @inline(__always)
-    private func fields(of record: PendingRecord, sequence: UInt64, index: Int, count: Int) throws -> RecordCodec.Fields {
+    func fields(of record: PendingRecord, sequence: UInt64, index: Int, count: Int) throws -> RecordCodec.Fields {
         var fields = RecordCodec.Fields(flags: record.flags, sequence: sequence, space: record.space,
                                         expiresAtMillis: record.expiresAtMillis, rawLength: record.rawLength)
         if index > 0 { fields.flags.insert(.batchFollower) }
@@ -151,7 +158,7 @@ extension StoreEngine {
     /// Writes one record at `destination`, sealing its value with AES-GCM when it is to be
     /// encrypted. Returns its length.
     @inline(__always)
-    private func encode(_ record: PendingRecord, fields: RecordCodec.Fields, at destination: UnsafeMutableRawPointer) throws -> Int {
+    func encode(_ record: PendingRecord, fields: RecordCodec.Fields, at destination: UnsafeMutableRawPointer) throws -> Int {
         try record.key.withUnsafeBytes { key in
             try record.value.withUnsafeBytes { value in
                 guard fields.flags.contains(.encrypted) else {
@@ -190,7 +197,7 @@ extension StoreEngine {
 
     /// Points the keydir at a record just appended. Caller holds `writeMutex` and `rw` for writing.
     @inline(__always)
-    private func applyAppended(segment: Segment, offset: Int, header: RecordHeader) {
+    func applyAppended(segment: Segment, offset: Int, header: RecordHeader) {
         let key = UnsafeRawBufferPointer(start: segment.base + offset + header.keyOffset, count: header.keyLength)
         let tag = KeyDir.tag(of: KeyDir.hash(space: header.space, key: key))
         let isTombstone = header.flags.contains(.tombstone)
@@ -211,13 +218,13 @@ extension StoreEngine {
 
     /// The active segment, rolled over first when `count` bytes do not fit, with file space
     /// reserved for them. Caller holds `writeMutex`.
-    func segmentWithRoom(for count: Int) throws -> Segment {
+    func segmentWithRoom(for count: Int, populate: Bool = true) throws -> Segment {
         if let segment = active, segment.remainingCapacity >= count {
-            try segment.reserve(count)
+            try segment.reserve(count, populate: populate)
             return segment
         }
         let segment = try roll(minimumCapacity: count)
-        try segment.reserve(count)
+        try segment.reserve(count, populate: populate)
         return segment
     }
 

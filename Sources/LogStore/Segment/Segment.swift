@@ -80,14 +80,16 @@ final class Segment: @unchecked Sendable {
     /// Makes sure `count` more bytes can be written at `length`, growing the file's reserved
     /// blocks in doubling steps. Throws (ENOSPC) instead of leaving a hole a write could fault on.
     @inline(__always)
-    func reserve(_ count: Int) throws {
+    /// With `populate` false the pages are not faulted in ahead (a streamed batch faults in a
+    /// window at a time, `populate(through:)`).
+    func reserve(_ count: Int, populate: Bool = true) throws {
         let needed = length + count
         if needed > allocated {
             let target = min(region.length, max(needed, min(allocated * 2, allocated + Self.growthStep)))
             try file.allocate(offset: allocated, length: target - allocated)
             allocated = target
         }
-        if needed > populatedUpTo { populate(through: needed) }
+        if populate, needed > populatedUpTo { self.populate(through: needed) }
     }
 
     /// Largest single growth of an active segment: bounds the time one put spends reserving.
@@ -106,7 +108,7 @@ final class Segment: @unchecked Sendable {
     /// Faults in `[populatedUpTo, needed + populateStep)` (within the reserved blocks) for
     /// writing with one call instead of one fault per 4 KiB page as the writes reach them
     /// (Linux 5.14+; elsewhere the hint is ignored and pages fault lazily).
-    private func populate(through needed: Int) {
+    func populate(through needed: Int) {
         let from = max(populatedUpTo, length)
         let to = min(allocated, needed + Self.populateStep)
         if to > from { region.populateForWriting(offset: from, count: to - from) }
@@ -160,6 +162,12 @@ final class Segment: @unchecked Sendable {
     /// mistaken for records later.
     func zeroTail(from offset: Int) {
         if allocated > offset { memset(base + offset, 0, allocated - offset) }
+    }
+
+    /// Zeroes `[from, to)` of the reserved space (a streamed batch that failed half way).
+    func zeroTail(from offset: Int, to end: Int) {
+        let end = min(end, allocated)
+        if end > offset { memset(base + offset, 0, end - offset) }
     }
 }
 

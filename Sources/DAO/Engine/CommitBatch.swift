@@ -1,0 +1,66 @@
+import LogStore
+
+/// The records of a commit, in the order it writes them: the row deletes of dropped tables,
+/// the catalog's records (`head`), then each changed table's pending rows. Walked a chunk at a
+/// time for `LogStore.write(streaming:)`, so a transaction of a million rows is written
+/// without a second copy of its rows in a `WriteBatch`; small commits are added whole.
+struct CommitBatch {
+    let clears: [(space: LogStore.KeySpace, rowids: [Int64])]
+    /// Adds the catalog, schema-version, views and checkpoint records (a handful).
+    let head: (inout LogStore.WriteBatch) throws -> Void
+    let tables: [TableState]
+
+    /// Rows and deletes in the batch, the head's records not counted.
+    var rowCount: Int {
+        tables.reduce(clears.reduce(0) { $0 + $1.rowids.count }) { $0 + $1.overlay.count }
+    }
+
+    /// Adds every record to `batch`.
+    func addAll(to batch: inout LogStore.WriteBatch) throws {
+        var cursor = Cursor()
+        while try fill(&batch, cursor: &cursor, limit: .max) {}
+    }
+
+    /// Where a chunked walk is: the phase, then the position inside it.
+    struct Cursor {
+        var clear = 0
+        var clearRow = 0
+        var headDone = false
+        var table = 0
+        var rows: Dictionary<Int64, [UInt8]?>.Iterator?
+    }
+
+    /// Adds up to about `limit` records after `cursor` to `batch`; false when none were left.
+    func fill(_ batch: inout LogStore.WriteBatch, cursor: inout Cursor, limit: Int) throws -> Bool {
+        let start = batch.count
+        while cursor.clear < clears.count, batch.count - start < limit {
+            let clear = clears[cursor.clear]
+            while cursor.clearRow < clear.rowids.count, batch.count - start < limit {
+                batch.delete(forKey: RowCodec.key(rowid: clear.rowids[cursor.clearRow]), space: clear.space)
+                cursor.clearRow += 1
+            }
+            if cursor.clearRow == clear.rowids.count { cursor.clear += 1; cursor.clearRow = 0 }
+        }
+        if !cursor.headDone, batch.count - start < limit {
+            try head(&batch)
+            cursor.headDone = true
+        }
+        while cursor.table < tables.count, batch.count - start < limit {
+            let table = tables[cursor.table]
+            if cursor.rows == nil { cursor.rows = table.overlay.makeIterator() }
+            while batch.count - start < limit {
+                guard let (rowid, bytes) = cursor.rows?.next() else {
+                    cursor.rows = nil
+                    cursor.table += 1
+                    break
+                }
+                if let bytes {
+                    batch.put(bytes, forKey: RowCodec.key(rowid: rowid), space: table.space)
+                } else {
+                    batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
+                }
+            }
+        }
+        return batch.count > start
+    }
+}
