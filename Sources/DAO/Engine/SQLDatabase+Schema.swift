@@ -108,10 +108,10 @@ extension SQLDatabase {
     func changeSchema(_ names: [String], undo: @escaping () -> Void) {
         schemaVersion += 1
         for name in names { dirtyCatalog.insert(name.lowercased()) }
-        undoLog.append { [unowned self] in
+        undoLog.append(.action { [unowned self] in
             undo()
             self.schemaVersion += 1
-        }
+        })
     }
 
     func createTable(_ statement: CreateTableStatement) throws {

@@ -79,7 +79,7 @@ public final class SQLDatabase: @unchecked Sendable {
     /// so that tests can send small transactions down that path too.
     @exclusivity(unchecked) var streamedCommitThreshold = 4096
     /// Undo actions of the open transaction (or statement), newest last.
-    @exclusivity(unchecked) var undoLog: [() -> Void] = []
+    @exclusivity(unchecked) var undoLog: [UndoEntry] = []
     /// Tables with rows in their overlay.
     @exclusivity(unchecked) var dirtyTables: [ObjectIdentifier: TableState] = [:]
     /// Catalog records to rewrite (or delete, when the table is gone) at commit, by name.
@@ -363,7 +363,9 @@ public final class SQLDatabase: @unchecked Sendable {
 
     /// Undoes in-memory changes back to `mark` (newest first).
     func rollback(to mark: Int) {
-        while undoLog.count > mark { undoLog.removeLast()() }
+        var failed: [TableState] = []
+        while undoLog.count > mark { undo(undoLog.removeLast(), failed: &failed) }
+        if !failed.isEmpty { rebuildAfterFailedUndo(failed) }
         if mark == 0 { discardPending() }
     }
 
@@ -520,11 +522,7 @@ public final class SQLDatabase: @unchecked Sendable {
         table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)
         if rowCapture.mode != .none { rowCapture.inserted(table, rowid, row) }
-        undoLog.append { [unowned table] in
-            table.removeRowid(rowid)
-            table.removeFromIndexes(rowid: rowid, row: row)
-            table.overlay[rowid] = previous
-        }
+        undoLog.append(.insertedRow(TableReference(table: table), rowid: rowid, previous: previous))
     }
 
     func deleteRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
@@ -534,11 +532,7 @@ public final class SQLDatabase: @unchecked Sendable {
         table.removeRowid(rowid)
         table.removeFromIndexes(rowid: rowid, row: row)
         if rowCapture.mode != .none { rowCapture.deleted(table, rowid, row) }
-        undoLog.append { [unowned table] in
-            table.insertRowid(rowid)
-            table.insertIntoIndexes(rowid: rowid, row: row)
-            table.overlay[rowid] = previous
-        }
+        undoLog.append(.deletedRow(TableReference(table: table), rowid: rowid, previous: previous))
     }
 
     func table(named name: String) throws -> TableState {

@@ -19,10 +19,10 @@ extension SQLDatabase {
         table.isTransient = true
         temporaryTables[key] = table
         schemaVersion += 1
-        undoLog.append { [unowned self] in
+        undoLog.append(.action { [unowned self] in
             self.temporaryTables[key] = nil
             self.schemaVersion += 1
-        }
+        })
     }
 
     /// DROP TABLE of a TEMP table; false when there is none of that name.
@@ -30,10 +30,10 @@ extension SQLDatabase {
         guard let table = temporaryTables[key] else { return false }
         temporaryTables[key] = nil
         schemaVersion += 1
-        undoLog.append { [unowned self] in
+        undoLog.append(.action { [unowned self] in
             self.temporaryTables[key] = table
             self.schemaVersion += 1
-        }
+        })
         return true
     }
 
