@@ -25,10 +25,12 @@ final class LargeTransactionTests: XCTestCase {
     /// A transaction's statements: inserts, updates of indexed columns, deletes of committed
     /// and of new rows, and a statement that fails half way (its own rows undone, the
     /// transaction's kept).
-    private func transaction(_ diff: Differential, rows: Int) {
+    private func transaction(_ diff: Differential, rows: Int, spilling: Bool) {
+        // A small budget: the transaction's rows go to the scratch file after the first 64 KiB.
+        if spilling, let table = try? diff.database.table(named: "t") { table.overlay.memoryBudget = 64 << 10 }
         diff.run(["BEGIN"])
         for i in 0..<rows {
-            diff.run(["INSERT INTO t VALUES (\(10_000 + i), 'name-\(i % 97)', \(50_000 + i), 'inserted \(i)')"])
+            diff.run(["INSERT INTO t VALUES (\(10_000 + i), 'name-\(i % 97)', \(50_000 + i), 'inserted \(i) \(String(repeating: "-", count: 150))')"])
         }
         diff.run(["UPDATE t SET name = name || '-u', n = n + 100000 WHERE id % 3 = 0",
                   "DELETE FROM t WHERE id % 7 = 0",
@@ -45,19 +47,27 @@ final class LargeTransactionTests: XCTestCase {
     }
 
     func testRolledBackTransactionLeavesEveryIndexAsItWas() throws {
-        let diff = try Differential()
-        setUp(diff, committed: 3_000)
-        transaction(diff, rows: 9_000)
-        for query in queries { diff.check(query) }
-        diff.run(["ROLLBACK"])
-        for query in queries { diff.check(query) }
-        XCTAssertEqual(try diff.database.execute("SELECT count(*) FROM t").rows, [[.integer(3_000)]])
+        for spilling in [false, true] {
+            let diff = try Differential()
+            setUp(diff, committed: 3_000)
+            transaction(diff, rows: 9_000, spilling: spilling)
+            for query in queries { diff.check(query) }
+            if spilling { XCTAssertGreaterThan(try diff.database.table(named: "t").overlay.arenaBytes.file, 1_000_000) }
+            diff.run(["ROLLBACK"])
+            for query in queries { diff.check(query) }
+            XCTAssertEqual(try diff.database.execute("SELECT count(*) FROM t").rows, [[.integer(3_000)]])
+        }
     }
 
     func testLargeTransactionIsCommittedWholeAndSurvivesACrash() throws {
+        for spilling in [false, true] { try commitAndCrashCopy(spilling: spilling) }
+    }
+
+    private func commitAndCrashCopy(spilling: Bool) throws {
         let diff = try Differential()
         setUp(diff, committed: 3_000)
-        transaction(diff, rows: 9_000)
+        transaction(diff, rows: 9_000, spilling: spilling)
+        if spilling { XCTAssertGreaterThan(try diff.database.table(named: "t").overlay.arenaBytes.file, 1_000_000) }
         diff.run(["COMMIT"])
         for query in queries { diff.check(query) }
         let expected = try queries.map { try diff.database.execute($0).rows }

@@ -27,7 +27,7 @@ struct CommitBatch {
         var clearRow = 0
         var headDone = false
         var table = 0
-        var rows: Dictionary<Int64, [UInt8]?>.Iterator?
+        var rows: PendingRows.Cursor?
     }
 
     /// Adds up to about `limit` records after `cursor` to `batch`; false when none were left.
@@ -47,19 +47,22 @@ struct CommitBatch {
         }
         while cursor.table < tables.count, batch.count - start < limit {
             let table = tables[cursor.table]
-            if cursor.rows == nil { cursor.rows = table.overlay.makeIterator() }
+            var rows = cursor.rows ?? PendingRows.Cursor()
+            cursor.rows = nil   // one owner of its read-ahead buffer: no copy on write
             while batch.count - start < limit {
-                guard let (rowid, bytes) = cursor.rows?.next() else {
-                    cursor.rows = nil
+                let more = try table.overlay.next(&rows) { rowid, bytes in
+                    if let bytes {
+                        batch.put(Array(bytes), forKey: RowCodec.key(rowid: rowid), space: table.space)
+                    } else {
+                        batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
+                    }
+                }
+                if !more {
                     cursor.table += 1
                     break
                 }
-                if let bytes {
-                    batch.put(bytes, forKey: RowCodec.key(rowid: rowid), space: table.space)
-                } else {
-                    batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
-                }
             }
+            cursor.rows = cursor.table < tables.count && tables[cursor.table] === table ? rows : nil
         }
         return batch.count > start
     }

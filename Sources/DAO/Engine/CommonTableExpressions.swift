@@ -179,7 +179,7 @@ extension SQLDatabase {
     /// Appends a row to a transient table (the next rowid; kept in its overlay only).
     func appendTransientRow(_ table: TableState, _ row: [SQLValue]) {
         let rowid = (table.maxRowid ?? 0) + 1
-        table.overlay[rowid] = .some(RowCodec.encode(row, skipping: nil))
+        table.overlay.set(rowid, bytes: RowCodec.encode(row, skipping: nil))
         table.insertRowid(rowid)
     }
 }

@@ -78,9 +78,9 @@ extension SQLDatabase {
             rewritten.append((rowid, RowCodec.encode(values, skipping: newDefinition.rowidColumn)))
         }
 
-        let oldOverlay = table.overlay
+        let oldSlots = table.overlay.slots
         let oldIndexes = table.indexes
-        for (rowid, bytes) in rewritten { table.overlay[rowid] = .some(bytes) }
+        for (rowid, bytes) in rewritten { table.overlay.set(rowid, bytes: bytes) }
         markDirty(table)
         table.definition = newDefinition
         // Index entries hold values, not positions: only their schemas change (same order).
@@ -88,7 +88,7 @@ extension SQLDatabase {
         changeSchema([table.name]) { [unowned table] in
             table.definition = definition
             table.indexes = oldIndexes
-            table.overlay = oldOverlay
+            table.overlay.slots = oldSlots
         }
     }
 

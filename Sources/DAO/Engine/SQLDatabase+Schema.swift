@@ -85,10 +85,10 @@ extension SQLDatabase {
             _ = try store.withValue(forKey: key, space: loader.table.space) { loader.add(rowid: rowid, bytes: $0) }
         }
         for loader in loaders.values {
-            for (rowid, pending) in loader.table.overlay {
-                guard let pending else { continue }
-                pending.withUnsafeBytes { loader.add(rowid: rowid, bytes: $0) }
-            }
+            var cursor = PendingRows.Cursor()
+            while try loader.table.overlay.next(&cursor, { rowid, bytes in
+                if let bytes { loader.add(rowid: rowid, bytes: bytes) }
+            }) {}
             try loader.finish()
         }
     }
@@ -186,7 +186,7 @@ extension SQLDatabase {
             if ifExists { return }
             throw DAOError.noSuchTable(name)
         }
-        let rowids = allRowids(table) + table.overlay.keys
+        let rowids = allRowids(table) + table.overlay.slots.keys
         tables[key] = nil
         pendingClears.append((space: table.space, rowids: rowids))
         changeSchema([key]) { [unowned self] in

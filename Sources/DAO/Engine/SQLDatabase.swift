@@ -512,12 +512,20 @@ public final class SQLDatabase: @unchecked Sendable {
 
     func markDirty(_ table: TableState) {
         dirtyTables[ObjectIdentifier(table)] = table
+        if table.overlay.spillPath == nil, !table.isTransient { table.overlay.spillPath = pendingSpillPath }
+    }
+
+    /// Where a table's pending rows spill past `PendingRows.memoryBudget` (FORMAT.md
+    /// "Directory layout"); nil for a store with a default key, whose rows must not reach the
+    /// disk in plaintext outside its records, and for a read-only one.
+    var pendingSpillPath: String? {
+        store.options.encryption == nil && !store.options.readOnly ? store.directory.path + "/" + PendingRows.fileName : nil
     }
 
     func insertRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
         let bytes = RowCodec.encode(row, skipping: table.definition.rowidColumn)
         let previous = table.overlay[rowid]
-        table.overlay[rowid] = .some(bytes)
+        table.overlay.set(rowid, bytes: bytes)
         markDirty(table)
         table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)
@@ -527,7 +535,7 @@ public final class SQLDatabase: @unchecked Sendable {
 
     func deleteRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
         let previous = table.overlay[rowid]
-        table.overlay[rowid] = .some(nil)
+        table.overlay.setDeleted(rowid)
         markDirty(table)
         table.removeRowid(rowid)
         table.removeFromIndexes(rowid: rowid, row: row)

@@ -11,9 +11,9 @@ enum UndoEntry {
     case action(() -> Void)
     /// A row inserted: its pending state before the insert (absent, or deleted earlier in the
     /// transaction).
-    case insertedRow(TableReference, rowid: Int64, previous: [UInt8]??)
+    case insertedRow(TableReference, rowid: Int64, previous: PendingRows.Slot?)
     /// A row deleted: its pending state before the delete (absent: the row is the store's).
-    case deletedRow(TableReference, rowid: Int64, previous: [UInt8]??)
+    case deletedRow(TableReference, rowid: Int64, previous: PendingRows.Slot?)
 }
 
 /// A table named by an undo entry; the database keeps its tables alive through the undo of

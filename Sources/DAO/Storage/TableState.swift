@@ -66,8 +66,8 @@ final class TableState: @unchecked Sendable {
     var triggers: [CreateTriggerStatement] = []
     /// Largest rowid ever handed out by AUTOINCREMENT (SQLite's sqlite_sequence).
     var sequence: Int64 = 0
-    /// Rows changed and not yet written to the store: their bytes, or nil for a deleted one.
-    @exclusivity(unchecked) var overlay: [Int64: [UInt8]?] = [:]
+    /// Rows changed and not yet written to the store: their bytes, or a delete.
+    let overlay = PendingRows()
     /// A table only in memory (a WITH table, a TEMP table): its rows are all in `overlay`,
     /// which commits never write; `space` is never read.
     @exclusivity(unchecked) var isTransient = false
@@ -89,9 +89,9 @@ final class TableState: @unchecked Sendable {
     /// - Throws: `StoreError` from the store (a closed store, a record that fails its checksum).
     @inline(__always)
     func withBytes<Result>(of rowid: Int64, in store: LogStore, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        if !overlay.isEmpty, let pending = overlay[rowid] {
-            guard let pending else { return nil }
-            return try pending.withUnsafeBytes(body)
+        if !overlay.isEmpty, let slot = overlay[rowid] {
+            guard slot != PendingRows.deleted else { return nil }
+            return try overlay.withBytes(slot, body)
         }
         if isTransient { return nil }   // all its rows are in the overlay
         // The row key is written into one reused buffer: no allocation per row read.

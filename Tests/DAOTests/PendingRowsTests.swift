@@ -1,0 +1,83 @@
+@testable import DAO
+import Foundation
+import XCTest
+
+/// A table's pending rows (`PendingRows`): the arena in memory, then in the unlinked scratch
+/// file, read back by slot and walked in full for the commit.
+final class PendingRowsTests: XCTestCase {
+    private func bytes(_ i: Int) -> [UInt8] { [UInt8](repeating: UInt8(i % 256), count: 10 + i % 700) }
+
+    private func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pending-\(UUID())")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    /// Every live change, as the commit walks them.
+    private func walk(_ rows: PendingRows) throws -> [Int64: [UInt8]?] {
+        var cursor = PendingRows.Cursor()
+        var seen: [Int64: [UInt8]?] = [:]
+        while try rows.next(&cursor, { rowid, bytes in
+            XCTAssertFalse(seen.keys.contains(rowid), "row \(rowid) walked twice")
+            seen[rowid] = .some(bytes.map { Array($0) })
+        }) {}
+        return seen
+    }
+
+    func testRowsSpillToAnUnlinkedFileAndReadBack() throws {
+        let folder = try directory()
+        for spillPath in [folder.appendingPathComponent(PendingRows.fileName).path, "/nonexistent-\(UUID())/x.tmp", nil] {
+            let rows = PendingRows(spillPath: spillPath)
+            rows.memoryBudget = 5_000
+            var model: [Int64: [UInt8]?] = [:]
+            var previous: [(PendingRows.Slot, [UInt8])] = []
+            for i in 0..<6_000 {
+                let rowid = Int64(i % 4_000)
+                if i % 11 == 5 {
+                    rows.setDeleted(rowid)
+                    model[rowid] = .some(nil)
+                } else {
+                    if let slot = rows[rowid], slot != PendingRows.deleted, let old = model[rowid] ?? nil { previous.append((slot, old)) }
+                    rows.set(rowid, bytes: bytes(i))
+                    model[rowid] = .some(bytes(i))
+                }
+            }
+            let where_ = spillPath ?? "memory"
+            if spillPath?.hasPrefix(folder.path) == true {
+                XCTAssertGreaterThan(rows.arenaBytes.file, 1_000_000, "\(where_): spilled")
+                XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "the scratch file has no name")
+            } else {
+                XCTAssertEqual(rows.arenaBytes.file, 0, where_)
+            }
+            for (rowid, expected) in model {
+                let slot = try XCTUnwrap(rows[rowid])
+                if let expected {
+                    XCTAssertEqual(try rows.withBytes(slot) { Array($0) }, expected, "\(where_) row \(rowid)")
+                } else {
+                    XCTAssertEqual(slot, PendingRows.deleted)
+                }
+            }
+            // Slots replaced later still read their own bytes (an undo restores them).
+            for (slot, expected) in previous.suffix(500) { XCTAssertEqual(try rows.withBytes(slot) { Array($0) }, expected, where_) }
+            XCTAssertEqual(try walk(rows), model, where_)
+            rows.removeAll(keepingCapacity: false)
+            XCTAssertTrue(rows.isEmpty)
+            XCTAssertEqual(try walk(rows), [:])
+            rows.set(7, bytes: bytes(7))
+            XCTAssertEqual(try walk(rows), [7: .some(bytes(7))], "\(where_): usable after removeAll")
+        }
+    }
+
+    func testARowLargerThanTheReadAheadIsWalked() throws {
+        let rows = PendingRows(spillPath: try directory().appendingPathComponent(PendingRows.fileName).path)
+        rows.memoryBudget = 100
+        let big = [UInt8](repeating: 9, count: PendingRows.fileChunk * 2 + 17)
+        rows.set(1, bytes: [1, 2, 3])
+        rows.set(2, bytes: big)
+        rows.set(3, bytes: [4])
+        rows.set(4, bytes: big + [1])
+        XCTAssertEqual(try walk(rows), [1: .some([1, 2, 3]), 2: .some(big), 3: .some([4]), 4: .some(big + [1])])
+        XCTAssertEqual(try rows.withBytes(try XCTUnwrap(rows[2])) { $0.count }, big.count)
+    }
+}
