@@ -169,4 +169,29 @@ final class IndexKeyCodecTests: XCTestCase {
         XCTAssertEqual(got, model)
         XCTAssertEqual(chunks.count, model.count)
     }
+
+    /// Ascending keys (an id, a timestamp) fill each chunk before the next starts; inserts in
+    /// the middle afterwards still split in halves and keep the order.
+    func testAscendingInsertsFillTheirChunks() {
+        var chunks = KeyChunks()
+        var model: [[UInt8]] = []
+        for i in 0..<10_000 {
+            let entry = IndexKeyCodec.entry([.integer(Int64(i * 2))], rowid: Int64(i), descending: [false])
+            chunks.insert(entry)
+            model.append(entry)
+        }
+        XCTAssertEqual(chunks.chunks.count, (10_000 + KeyChunks.chunkLimit - 1) / KeyChunks.chunkLimit)
+        XCTAssertTrue(chunks.chunks.dropLast().allSatisfy { $0.ends.count == KeyChunks.chunkLimit }, "full chunks")
+        for i in stride(from: 1, to: 3_000, by: 3) {
+            let entry = IndexKeyCodec.entry([.integer(Int64(i))], rowid: Int64(20_000 + i), descending: [false])
+            chunks.insert(entry)
+            model.append(entry)
+        }
+        model.sort { $0.lexicographicallyPrecedes($1) }
+        var got: [[UInt8]] = []
+        var position = chunks.startPosition
+        while let entry = chunks.withEntry(at: position, { [UInt8]($0) }) { got.append(entry); position = chunks.next(position) }
+        XCTAssertEqual(got, model)
+        XCTAssertEqual(chunks.count, model.count)
+    }
 }

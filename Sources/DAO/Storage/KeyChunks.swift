@@ -327,16 +327,21 @@ struct KeyChunks: Sendable {
         let c = position.chunk, i = position.index
         chunks[c].own()
         chunks[c].insert(entry, at: i)
-        if chunks[c].ends.count > Self.chunkLimit { split(c) }
+        if chunks[c].ends.count > Self.chunkLimit {
+            // An entry appended after the last one (ascending keys: an id, a timestamp) starts
+            // a new chunk and leaves the full one as it is, as a B-tree's append split does:
+            // halving would leave every chunk of such an index half empty.
+            split(c, at: c == chunks.count - 1 && i == chunks[c].ends.count - 1 ? i : chunks[c].ends.count / 2)
+        }
     }
 
-    private mutating func split(_ c: Int) {
-        let half = chunks[c].ends.count / 2
-        let cut = Int(chunks[c].ends[half - 1])
+    /// Moves the entries from `first` on of chunk `c` to a new chunk after it. Both keep
+    /// arrays of exactly their size: the split chunk's grown capacity is not carried along.
+    private mutating func split(_ c: Int, at first: Int) {
+        let cut = Int(chunks[c].ends[first - 1])
         var tail = Chunk(bytes: Array(chunks[c].bytes[cut...]), ends: [])
-        tail.ends = chunks[c].ends[half...].map { $0 - Int32(cut) }
-        chunks[c].bytes.removeSubrange(cut...)
-        chunks[c].ends.removeSubrange(half...)
+        tail.ends = chunks[c].ends[first...].map { $0 - Int32(cut) }
+        chunks[c] = Chunk(bytes: Array(chunks[c].bytes[..<cut]), ends: Array(chunks[c].ends[..<first]))
         chunks.insert(tail, at: c + 1)
     }
 
