@@ -148,11 +148,24 @@ extension StoreEngine {
     // MARK: Inspection
 
     /// Walks every record of every segment. Caller holds `writeMutex`.
+    /// Bytes of a segment a full walk keeps mapped behind its position.
+    static let walkResidentWindow = 4 << 20
+
     private func walkSegments(_ body: (Segment, SegmentScanner.Event) throws -> Void) rethrows -> [String] {
         var tails: [String] = []
         for segment in segments.all {
             var scanner = SegmentScanner(base: segment.base, limit: segment.length)
-            while let event = scanner.next() { try body(segment, event) }
+            // What was scanned leaves the process as the walk goes (the pages stay in the page
+            // cache): a walk of a big store would otherwise end with every segment resident.
+            var dropped = 0
+            while let event = scanner.next() {
+                try body(segment, event)
+                if case .record(let offset, _) = event, offset - dropped >= Self.walkResidentWindow {
+                    segment.region.dropResidentPages(offset: dropped, count: offset - dropped)
+                    dropped = offset
+                }
+            }
+            segment.region.dropResidentPages(offset: dropped, count: segment.length - dropped)
             if !scanner.tailIsClean {
                 tails.append("\(segment.path): \(segment.length - scanner.validEnd) bytes of garbage after the last record at offset \(scanner.validEnd)")
             }

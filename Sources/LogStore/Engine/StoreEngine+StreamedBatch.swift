@@ -59,8 +59,17 @@ extension StoreEngine {
         var count = 0
         var total = 0
         var index = 0
+        // Puts per key space (runs of one space counted without a lookup), so each table is
+        // grown once to its final size, not doubled step by step with two tables alive.
+        var putsBySpace: [UInt32: Int] = [:]
+        var run = (space: UInt32(0), puts: 0)
         while try nextChunk(&chunk, index, fill) {
             for record in chunk.records {
+                if !record.flags.contains(.tombstone) {
+                    if record.space != run.space, run.puts > 0 { putsBySpace[run.space, default: 0] += run.puts; run.puts = 0 }
+                    run.space = record.space
+                    run.puts += 1
+                }
                 try validate(record)
                 if record.crypt.map({ if case .custom = $0.kind { return true } else { return false } }) ?? false
                     || (options.compression != nil && !record.flags.contains(.tombstone)) {
@@ -72,6 +81,7 @@ extension StoreEngine {
             index += 1
         }
         guard count > 0 else { return .written(generation: generation) }
+        if run.puts > 0 { putsBySpace[run.space, default: 0] += run.puts }
 
         // Pass 2: encode into the reserved space; pages behind the head leave the process.
         let segment = try segmentWithRoom(for: total, populate: false)
@@ -114,6 +124,10 @@ extension StoreEngine {
         segment.length = end
         segment.recordCount += count
         rw.withWriteLock {
+            for (space, puts) in putsBySpace where puts >= Self.streamedChunkSize {
+                let table = keydir.tableCreating(for: space)
+                table.reserve(table.count + puts)
+            }
             segments.setLimit(end, of: segment.id)
             var offset = start
             var readDropped = start
