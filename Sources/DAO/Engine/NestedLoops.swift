@@ -17,6 +17,10 @@ final class NestedLoops {
     private let lookupOrigins: [[Int]]
     /// Per level: whether its lookup terms came from its ON terms (a LEFT JOIN) or its filters.
     private let lookupsFromOn: [Bool]
+    /// Per level: the number of its ON terms and of its filters (a level whose access path
+    /// enforced all of them checks nothing per row, without reading the term arrays).
+    private let onCounts: [Int]
+    private let filterCounts: [Int]
     private let database: SQLDatabase
     private let context: RowContext
     /// The context the inner loops plan in: the joined row is its enclosing row.
@@ -42,6 +46,8 @@ final class NestedLoops {
         rowidProbes = plan.rowidProbes
         lookupOrigins = plan.lookupOrigins
         lookupsFromOn = plan.order.map { plan.sources[$0].join == .left }
+        onCounts = plan.onTerms.map(\.count)
+        filterCounts = plan.filters.map(\.count)
         self.database = database
         self.context = context
         self.materialized = materialized
@@ -135,14 +141,23 @@ final class NestedLoops {
 
     /// Reads row `rowid` of `source` into the joined row and visits it; false to stop.
     private func enter(_ level: Int, _ source: JoinPlan.Source, _ table: TableState, _ rowid: Int64, skipping: [Int]) throws -> Bool {
-        guard try database.load(table, rowid, columns: source.columns, into: &buffers[order[level]]) else { return true }
-        let row = buffers[order[level]]
-        if let columns = source.columns {
-            for i in columns { context.row[source.offset + i] = row[i] }
-        } else {
-            for i in 0..<source.width { context.row[source.offset + i] = row[i] }
+        let s = order[level]
+        guard try database.load(table, rowid, columns: source.columns, into: &buffers[s]) else { return true }
+        // Copied through buffer pointers: `let row = buffers[s]` retained and released the
+        // row's array, and each `context.row[...] =` checked its uniqueness.
+        let offset = source.offset, width = source.width, columns = source.columns
+        buffers.withUnsafeBufferPointer { all in
+            all[s].withUnsafeBufferPointer { row in
+                context.row.withUnsafeMutableBufferPointer { joined in
+                    if let columns {
+                        for i in columns { joined[offset + i] = row[i] }
+                    } else {
+                        for i in 0..<width { joined[offset + i] = row[i] }
+                    }
+                    joined[offset + width] = .integer(rowid)
+                }
+            }
         }
-        context.row[source.offset + source.width] = .integer(rowid)
         return try visit(level, skipping: skipping)
     }
 
@@ -151,9 +166,14 @@ final class NestedLoops {
     /// row's access path enforced.
     private func visit(_ level: Int, skipping: [Int] = []) throws -> Bool {
         let fromOn = lookupsFromOn[level]
-        guard try passes(onTerms[level], skipping: fromOn ? skipping : []) else { return true }
+        // `skipping` holds distinct term numbers: as many as the terms means all of them.
+        if onCounts[level] > (fromOn ? skipping.count : 0) {
+            guard try passes(onTerms[level], skipping: fromOn ? skipping : []) else { return true }
+        }
         matched[level] = true
-        guard try passes(filters[level], skipping: fromOn ? [] : skipping) else { return true }
+        if filterCounts[level] > (fromOn ? 0 : skipping.count) {
+            guard try passes(filters[level], skipping: fromOn ? [] : skipping) else { return true }
+        }
         return try loop(level + 1)
     }
 }

@@ -72,23 +72,11 @@ struct Planner {
                 case .greaterEqual: found.append((shape.slot, .lower(value, inclusive: true), number, exact))
                 default: break
                 }
-            case .inList(let items, let comparison):
-                var values: [SQLValue] = []
-                for item in items {
-                    let raw = try constant(item)
-                    if case .null = raw { continue }
-                    values.append(SQLValues.apply(comparison, to: raw))
-                }
+            case .inList(let items, _):
+                let values = try equalityValues(shape.kind) ?? []
                 found.append((shape.slot, .equal(values), number, !items.contains(where: \.keepsStorageClass)))
-            case .inSelect(let plan, let comparison):
-                // An uncorrelated IN (SELECT ...): its values, with the IN's affinity, as keys.
-                var values: [SQLValue] = []
-                for row in try SubqueryRunner.rows(plan, context) {
-                    guard let raw = row.first else { continue }
-                    if case .null = raw { continue }
-                    values.append(SQLValues.apply(comparison, to: raw))
-                }
-                found.append((shape.slot, .equal(values), number, true))
+            case .inSelect:
+                found.append((shape.slot, .equal(try equalityValues(shape.kind) ?? []), number, true))
             case .between(let low, let lowComparison, let high, let highComparison):
                 let l = try constant(low), h = try constant(high)
                 // With a NULL bound the term is never true, though the other bound still

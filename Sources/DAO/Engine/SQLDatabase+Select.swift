@@ -119,6 +119,19 @@ final class CompiledSelect {
     /// The WHERE terms as the Planner reads them, analysed on first use and kept with the
     /// compiled statement (touched only under the statement lock, like the statement).
     lazy var plannerTerms = PlannerTerms(whereClause)
+    /// The Planner's index for a lone equality term, kept from the first run that planned it
+    /// (EqualityPlan.swift); touched only under the statement lock.
+    var equalityChoice: EqualityChoice?
+    /// The row slots of the result columns when every one is a bare column (-1: the rowid):
+    /// a streamed row then copies them without the evaluator.
+    lazy var outputSlots: [Int]? = {
+        var slots: [Int] = []
+        for output in outputs {
+            guard case .slot(let slot, _) = output else { return nil }
+            slots.append(slot)
+        }
+        return slots
+    }()
     /// The WHERE clause without the terms an access path consumed, for the consumed set it was
     /// made for (the same from run to run unless an operand turns NULL).
     private var residualCache: (consumed: [Int], clause: Expr?)?
@@ -360,9 +373,9 @@ extension SQLDatabase {
 
         // Access path.
         var path = AccessPath.fullScan(reverse: false)
-        var ordered = orderBy.isEmpty
+        var pathOrdered = orderBy.isEmpty
         // What a single-table scan evaluates per row: WHERE without the terms its path enforces.
-        var rowFilter = whereClause
+        var residual = whereClause
         if let table {
             var simpleOrder: [(slot: Int, descending: Bool)]? = []
             for term in orderBy {
@@ -370,15 +383,26 @@ extension SQLDatabase {
             }
             if isAggregate || distinct { simpleOrder = simpleOrder?.isEmpty == true ? [] : nil }
             let planner = Planner(table: table, context: context)
-            let choice = try planner.choose(compiled.plannerTerms, orderBy: simpleOrder ?? [(slot: Int.min, descending: false)])
-            path = choice.0
-            ordered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
-            if let hint = select.indexHint {
-                try apply(hint, table, &path, &ordered, orderBy.isEmpty)
+            let plannerOrder = simpleOrder ?? [(slot: Int.min, descending: false)]
+            if select.indexHint == nil, let kept = compiled.equalityChoice, let keptPath = try planner.path(kept, compiled.plannerTerms) {
+                // The index an earlier run chose for the same equality term (EqualityPlan.swift).
+                path = keptPath
+                residual = compiled.residualWhere(consumed: kept.consumed)
             } else {
-                rowFilter = compiled.residualWhere(consumed: choice.consumed)
+                let choice = try planner.choose(compiled.plannerTerms, orderBy: plannerOrder)
+                path = choice.0
+                pathOrdered = orderBy.isEmpty || (simpleOrder != nil && choice.ordered)
+                if let hint = select.indexHint {
+                    try apply(hint, table, &path, &pathOrdered, orderBy.isEmpty)
+                } else {
+                    residual = compiled.residualWhere(consumed: choice.consumed)
+                    compiled.equalityChoice = EqualityChoice.keep(choice, terms: compiled.plannerTerms, orderBy: plannerOrder, table: table)
+                }
             }
         }
+        // Constants from here: variables captured by the row closures below would be boxed
+        // and checked for exclusive access on every row.
+        let ordered = pathOrdered, rowFilter = residual
         lastAccess = (path, ordered && !orderBy.isEmpty)
         // The filter's column-constant comparisons with their constants evaluated once (RowFilter).
         let fastFilter = rowFilter.flatMap { RowFilter($0, context) }
@@ -398,6 +422,7 @@ extension SQLDatabase {
         // LIMIT, SQLite evaluates the rows that enter its bounded sorter as they are scanned, a
         // superset of those returned: only an error of a row not returned can differ.
         let deferOutputs = !distinct && (ordered || wanted != nil)
+        let outputSlots = compiled.outputSlots
         // Rows go straight to the sink when they come in their final order: with the OFFSET
         // skipped and the LIMIT counted as they are made (the deferred path), or with neither
         // (the other path cuts its window after the scan).
@@ -424,10 +449,16 @@ extension SQLDatabase {
         /// `run.outputBuffer` (reused from row to row) and handed to the sink.
         func keepOutputs() throws {
             guard streaming else { try keep(try evaluateOutputs()); return }
-            run.outputBuffer.removeAll(keepingCapacity: true)
-            // Sized once for the columns (growing by appends reallocated it three times).
-            if run.outputBuffer.capacity < outputs.count { run.outputBuffer.reserveCapacity(outputs.count) }
-            for expr in outputs { run.outputBuffer.append(try Evaluator.evaluate(expr, context)) }
+            // Sized once for the columns, then overwritten in place (emptying and appending
+            // went through the generic replaceSubrange and a capacity check per value).
+            if run.outputBuffer.count != outputs.count { run.outputBuffer = .filled(.null, count: outputs.count) }
+            try run.outputBuffer.withUnsafeMutableBufferPointer { buffer in
+                if let slots = outputSlots {
+                    for (i, slot) in slots.enumerated() { buffer[i] = slot < 0 ? .integer(context.rowid) : context.row[slot] }
+                } else {
+                    for (i, expr) in outputs.enumerated() { buffer[i] = try Evaluator.evaluate(expr, context) }
+                }
+            }
             try keep(run.outputBuffer)
         }
 
