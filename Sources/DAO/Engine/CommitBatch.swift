@@ -5,9 +5,10 @@ import LogStore
 /// time for `LogStore.write(streaming:)`, so a transaction of a million rows is written
 /// without a second copy of its rows in a `WriteBatch`; small commits are added whole.
 struct CommitBatch {
+    /// The database committing (it outlives the commit; unowned(unsafe): no reference counting
+    /// on the path of every one-row statement).
+    unowned(unsafe) let database: SQLDatabase
     let clears: [(space: LogStore.KeySpace, rowids: [Int64])]
-    /// Adds the catalog, schema-version, views and checkpoint records (a handful).
-    let head: (inout LogStore.WriteBatch) throws -> Void
     let tables: [TableState]
 
     /// Rows and deletes in the batch, the head's records not counted.
@@ -42,7 +43,7 @@ struct CommitBatch {
             if cursor.clearRow == clear.rowids.count { cursor.clear += 1; cursor.clearRow = 0 }
         }
         if !cursor.headDone, batch.count - start < limit {
-            try head(&batch)
+            try database.addCatalogRecords(to: &batch)
             cursor.headDone = true
         }
         while cursor.table < tables.count, batch.count - start < limit {

@@ -78,6 +78,8 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Rows above which a commit streams its batch to the store (`CommitBatch`); a variable
     /// so that tests can send small transactions down that path too.
     @exclusivity(unchecked) var streamedCommitThreshold = 4096
+    /// The tables a commit writes, kept from one commit to the next (no allocation per statement).
+    @exclusivity(unchecked) var commitTables: [TableState] = []
     /// Undo actions of the open transaction (or statement), newest last.
     @exclusivity(unchecked) var undoLog: [UndoEntry] = []
     /// Tables with rows in their overlay.
@@ -388,26 +390,9 @@ public final class SQLDatabase: @unchecked Sendable {
         // Named before a streamed write: naming a new space writes to the store, which the
         // streamed batch's chunks, made under its write lock, must not do.
         if !dirtyCatalog.isEmpty || pendingVersionRecord != nil || viewsDirty { _ = try catalogKeySpace() }
-        let records = CommitBatch(clears: pendingClears, head: { [self] batch in
-            if !dirtyCatalog.isEmpty {
-                let space = try catalogKeySpace()
-                for name in dirtyCatalog.sorted() {
-                    if let table = tables[name] {
-                        batch.put(CatalogCodec.encode(table), forKey: Array(name.utf8), space: space)
-                    } else {
-                        batch.delete(forKey: Array(name.utf8), space: space)
-                    }
-                }
-            }
-            if let pendingVersionRecord {
-                batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
-            }
-            if viewsDirty { try putViewsRecord(into: &batch) }
-            // The first change after a checkpoint makes it stale, in the same atomic batch.
-            if checkpointRecordPresent, let checkpointSpace {
-                batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
-            }
-        }, tables: dirtyTables.values.filter { !$0.isTransient })   // TEMP tables stay in memory
+        commitTables.removeAll(keepingCapacity: true)
+        for table in dirtyTables.values where !table.isTransient { commitTables.append(table) }   // TEMP tables stay in memory
+        let records = CommitBatch(database: self, clears: pendingClears, tables: commitTables)
         do {
             if records.rowCount > streamedCommitThreshold {
                 // A big transaction: its rows go to the store a chunk at a time (CommitBatch).
@@ -432,10 +417,33 @@ public final class SQLDatabase: @unchecked Sendable {
         undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
         for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: table.overlay.count <= Self.keptCapacity) }
         dirtyTables.removeAll(keepingCapacity: true)
+        commitTables.removeAll(keepingCapacity: true)
         dirtyCatalog.removeAll()
         pendingClears.removeAll()
         pendingVersionRecord = nil
         viewsDirty = false
+    }
+
+    /// Adds the commit's catalog, schema-version, views and checkpoint records (CommitBatch).
+    func addCatalogRecords(to batch: inout LogStore.WriteBatch) throws {
+        if !dirtyCatalog.isEmpty {
+            let space = try catalogKeySpace()
+            for name in dirtyCatalog.sorted() {
+                if let table = tables[name] {
+                    batch.put(CatalogCodec.encode(table), forKey: Array(name.utf8), space: space)
+                } else {
+                    batch.delete(forKey: Array(name.utf8), space: space)
+                }
+            }
+        }
+        if let pendingVersionRecord {
+            batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
+        }
+        if viewsDirty { try putViewsRecord(into: &batch) }
+        // The first change after a checkpoint makes it stale, in the same atomic batch.
+        if checkpointRecordPresent, let checkpointSpace {
+            batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
+        }
     }
 
     func catalogKeySpace() throws -> LogStore.KeySpace {
@@ -523,9 +531,9 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func insertRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
-        let bytes = RowCodec.encode(row, skipping: table.definition.rowidColumn)
         let previous = table.overlay[rowid]
-        table.overlay.set(rowid, bytes: bytes)
+        let skipped = table.definition.rowidColumn
+        table.overlay.set(rowid) { RowCodec.encode(row, skipping: skipped, appendingTo: &$0) }
         markDirty(table)
         table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)

@@ -63,7 +63,13 @@ final class PendingRows: @unchecked Sendable {
 
     /// Records `bytes` as the new row `rowid`.
     func set(_ rowid: Int64, bytes: [UInt8]) {
-        slots[rowid] = append(rowid, bytes)
+        slots[rowid] = append(rowid) { $0.append(contentsOf: bytes) }
+    }
+
+    /// Records the bytes `write` appends to the arena as the new row `rowid` (encoded in place:
+    /// no array of its own).
+    func set(_ rowid: Int64, writing write: (inout [UInt8]) -> Void) {
+        slots[rowid] = append(rowid, write)
     }
 
     /// Records that row `rowid` is deleted.
@@ -88,25 +94,28 @@ final class PendingRows: @unchecked Sendable {
     /// Bytes of row entries in the heap (memory part, unwritten tail) and in the scratch file.
     var arenaBytes: (heap: Int, file: Int) { (memory.count + tail.count, fileLength) }
 
-    private func append(_ rowid: Int64, _ bytes: [UInt8]) -> Slot {
-        if file == nil, spillPath != nil, !spillFailed, !memory.isEmpty, memory.count + Self.entryHeader + bytes.count > memoryBudget {
+    private func append(_ rowid: Int64, _ write: (inout [UInt8]) -> Void) -> Slot {
+        if file == nil, spillPath != nil, !spillFailed, memory.count >= memoryBudget {
             startSpilling()
         }
         if file == nil && tail.isEmpty {
             let offset = memory.count
-            Self.appendEntry(rowid, bytes, to: &memory)
+            Self.appendEntry(rowid, write, to: &memory)
             return Slot(offset)
         }
         let offset = memory.count + fileLength + tail.count
-        Self.appendEntry(rowid, bytes, to: &tail)
+        Self.appendEntry(rowid, write, to: &tail)
         if tail.count >= Self.fileChunk && !spillFailed { flushTail() }
         return Slot(offset)
     }
 
-    private static func appendEntry(_ rowid: Int64, _ bytes: [UInt8], to buffer: inout [UInt8]) {
+    private static func appendEntry(_ rowid: Int64, _ write: (inout [UInt8]) -> Void, to buffer: inout [UInt8]) {
+        let start = buffer.count
         withUnsafeBytes(of: UInt64(bitPattern: rowid).littleEndian) { buffer.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: bytes.count).littleEndian) { buffer.append(contentsOf: $0) }
-        buffer.append(contentsOf: bytes)
+        buffer.append(contentsOf: [0, 0, 0, 0] as [UInt8])
+        write(&buffer)
+        let length = UInt32(truncatingIfNeeded: buffer.count - start - entryHeader)
+        buffer.withUnsafeMutableBytes { $0.storeBytes(of: length.littleEndian, toByteOffset: start + 8, as: UInt32.self) }
     }
 
     /// Creates and unlinks the scratch file; on failure rows stay in memory.

@@ -23,8 +23,15 @@ enum RowCodec {
     }
 
     static func encode(_ values: [SQLValue], skipping skipped: Int? = nil) -> [UInt8] {
-        var out: [UInt8] = [formatVersion]
+        var out: [UInt8] = []
         out.reserveCapacity(16 + values.count * 9)
+        encode(values, skipping: skipped, appendingTo: &out)
+        return out
+    }
+
+    /// Appends the encoding of `values` to `out` (a table's pending rows encode in place).
+    static func encode(_ values: [SQLValue], skipping skipped: Int? = nil, appendingTo out: inout [UInt8]) {
+        out.append(formatVersion)
         appendVarint(UInt64(values.count), to: &out)
         for (index, value) in values.enumerated() {
             if index == skipped { out.append(0); continue }
@@ -51,7 +58,6 @@ enum RowCodec {
                 out.append(contentsOf: b)
             }
         }
-        return out
     }
 
     /// Decodes a row; nil when the bytes are not a row of this format.
