@@ -114,26 +114,33 @@ final class StoreEngine: @unchecked Sendable {
         var entry: KeyDir.Entry
         var header: RecordHeader
         var base: UnsafeRawPointer
-        var offset: Int
+        var offset: Int { Int(entry.offset) }
     }
 
     /// Finds the live record of `key` in `space`. Caller holds `rw` (either side) or `writeMutex`.
     @inline(__always)
     func lookup(tag: UInt32, space: UInt32, key: UnsafeRawBufferPointer) -> Hit? {
-        guard let table = keydir.table(for: space) else { return nil }
-        var hit: Hit?
-        let slot = table.find(tag: tag) { entry in
-            guard let base = segments.base(of: entry.segment) else { return false }
-            let offset = Int(entry.offset)
-            guard let header = RecordCodec.decodeHeader(base, at: offset, limit: segments.limit(of: entry.segment)),
-                  header.space == space, header.keyLength == key.count else { return false }
-            if key.count > 0 && memcmp(base + offset + header.keyOffset, key.baseAddress!, key.count) != 0 { return false }
-            hit = Hit(table: table, slot: 0, entry: entry, header: header, base: base, offset: offset)
-            return true
+        // Borrowed without a retain: the keydir keeps its tables alive while the caller holds
+        // its lock.
+        guard let table = keydir.unretainedTable(for: space) else { return nil }
+        return table._withUnsafeGuaranteedRef { table -> Hit? in
+            // The matching record's header, filled by the probe: a non-optional local (an
+            // optional `Hit` assigned inside the closure was copied three times per lookup).
+            var header = RecordHeader.empty
+            let slot = table.find(tag: tag) { entry in
+                guard let base = segments.base(of: entry.segment) else { return false }
+                let offset = Int(entry.offset)
+                guard let candidate = RecordCodec.decodeHeader(base, at: offset, limit: segments.limit(of: entry.segment)),
+                      candidate.space == space, candidate.keyLength == key.count else { return false }
+                if key.count > 0 && memcmp(base + offset + candidate.keyOffset, key.baseAddress!, key.count) != 0 { return false }
+                header = candidate
+                return true
+            }
+            guard let slot else { return nil }
+            let entry = table.entry(at: slot)
+            guard let base = segments.base(of: entry.segment) else { return nil }
+            return Hit(table: table, slot: slot, entry: entry, header: header, base: base)
         }
-        guard let slot else { return nil }
-        hit?.slot = slot
-        return hit
     }
 
     /// The table and slot of the entry of `space` with `tag` pointing exactly at `location`, or
@@ -152,24 +159,30 @@ final class StoreEngine: @unchecked Sendable {
     // MARK: Reads
 
     func get(key: [UInt8], space: UInt32, crypt: DataCrypt?) throws -> [UInt8]? {
-        let found = try key.withUnsafeBytes { keyBytes -> StoredValue? in
-            let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
-            return try rw.withReadLock { () throws -> StoredValue? in
-                guard !isClosed else { throw StoreError.closed }
-                let found = lookup(tag: tag, space: space, key: keyBytes)
-                if keydir.isDamaged { throw indexDamagedError() }
-                guard let hit = found else { return nil }
-                if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return nil }
-                return try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment)
-            }
+        switch try read(key: key, space: space, { [UInt8]($0) }) {
+        case .absent: return nil
+        case .lent(let bytes): return bytes
+        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt)
         }
-        guard let found else { return nil }
-        return try decode(found, key: key, crypt: crypt)
     }
 
     func withValue<Result>(key: [UInt8], space: UInt32, crypt: DataCrypt?,
                            _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        let outcome = try key.withUnsafeBytes { keyBytes -> BorrowOutcome<Result> in
+        switch try read(key: key, space: space, body) {
+        case .absent: return nil
+        case .lent(let result): return result
+        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt).withUnsafeBytes(body)
+        }
+    }
+
+    /// The keyed read of `get` and `withValue`, under the read lock: a plain record's value is
+    /// checked against its checksum and lent to `body` in place; an encrypted, compressed or
+    /// custom-crypt one comes back as `.encoded` (checksum checked, AES-GCM opened) for
+    /// `decode` outside the lock.
+    @inline(__always)
+    private func read<Result>(key: [UInt8], space: UInt32,
+                              _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> BorrowOutcome<Result> {
+        try key.withUnsafeBytes { keyBytes -> BorrowOutcome<Result> in
             let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
             return try rw.withReadLock { () throws -> BorrowOutcome<Result> in
                 guard !isClosed else { throw StoreError.closed }
@@ -187,14 +200,9 @@ final class StoreEngine: @unchecked Sendable {
                 return .encoded(try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment))
             }
         }
-        switch outcome {
-        case .absent: return nil
-        case .lent(let result): return result
-        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt).withUnsafeBytes(body)
-        }
     }
 
-    /// What `withValue` found under the lock.
+    /// What `read` found under the lock.
     enum BorrowOutcome<Result> { case absent, lent(Result), encoded(StoredValue) }
 
     /// A record's value as read under the lock: checksum checked and AES-GCM opened, but

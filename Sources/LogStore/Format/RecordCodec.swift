@@ -22,6 +22,10 @@ struct RecordHeader: Sendable, Equatable {
 
     var valueOffset: Int { keyOffset + keyLength }
 
+    /// A placeholder for a header yet to be found (all zero, no flags).
+    static var empty: RecordHeader { RecordHeader(flags: [], sequence: 0, space: 0, keyLength: 0, valueLength: 0,
+                                    expiresAtMillis: nil, keyOffset: 0, totalLength: 0) }
+
     /// True when the record has expired at `nowMillis`.
     @inline(__always)
     func isExpired(nowMillis: UInt64) -> Bool {
