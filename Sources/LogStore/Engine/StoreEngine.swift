@@ -64,8 +64,8 @@ final class StoreEngine: @unchecked Sendable {
     var snapshotOnDisk: IndexSnapshot?
     /// The state the last completed `syncAllLocked` made durable (writeMutex).
     var fullySynced: FullySynced?
-    /// Per-append scratch space for record fields, kept to avoid an allocation per put.
-    @exclusivity(unchecked) var scratchFields: [RecordCodec.Fields] = []
+    /// Per-append scratch space for record fields, kept to avoid an allocation per put. (writeMutex)
+    let scratchFields = FieldsScratch()
     var backgroundCompactionScheduled = false
     /// Set when a compaction committed on disk but could not finish in memory: the next open
     /// finishes it, and no further compaction runs in this session.
@@ -243,10 +243,10 @@ final class StoreEngine: @unchecked Sendable {
     func decode(_ stored: StoredValue, key: [UInt8], crypt: DataCrypt?) throws -> [UInt8] {
         var bytes = stored.bytes
         if stored.flags.contains(.customCrypt) {
-            guard case .custom(_, let decrypt)? = crypt?.kind else {
+            guard case .custom(let functions)? = crypt?.kind else {
                 throw StoreError.cryptRequired(key: String(decoding: key, as: UTF8.self))
             }
-            bytes = try decrypt(bytes)
+            bytes = try functions.decrypt(bytes)
         }
         if stored.flags.contains(.compressed) {
             bytes = try decompress(bytes, rawLength: stored.rawLength, location: stored.location)
