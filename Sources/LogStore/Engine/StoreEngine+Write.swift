@@ -82,18 +82,21 @@ extension StoreEngine {
         guard !isClosed else { throw StoreError.closed }
         try syncFailure.check()
         // A reused buffer: no allocation per put (sized at once for a big batch: no doubling).
+        // Records are read through their pointer: `records[index]` copied a record (retaining
+        // its key, value and crypt) for each call it was passed to.
+        guard let record = records.baseAddress else { return generation }
         let fieldsOf = scratchFields.room(for: records.count)
         var total = 0
         for index in records.indices {
-            let fields = try self.fields(of: records[index], sequence: nextSequence + UInt64(index), index: index, count: records.count)
-            total += RecordCodec.encodedSize(fields, keyLength: records[index].key.count, valueLength: storedLength(of: records[index]))
+            let fields = try self.fields(of: record[index], sequence: nextSequence + UInt64(index), index: index, count: records.count)
+            total += RecordCodec.encodedSize(fields, keyLength: record[index].key.count, valueLength: storedLength(of: record[index]))
             fieldsOf[index] = fields
         }
         let segment = try segmentWithRoom(for: total)
         let start = segment.length
         var offset = start
         for index in records.indices {
-            offset += try encode(records[index], fields: fieldsOf[index], at: segment.base + offset)
+            offset += try encode(record + index, fields: fieldsOf[index], at: segment.base + offset)
         }
         nextSequence += UInt64(records.count)
         segment.length = offset
@@ -104,8 +107,8 @@ extension StoreEngine {
             var at = start
             for index in records.indices {
                 // The header the codec wrote, computed rather than parsed back.
-                let header = RecordCodec.header(for: fieldsOf[index], keyLength: records[index].key.count,
-                                                valueLength: storedLength(of: records[index]))
+                let header = RecordCodec.header(for: fieldsOf[index], keyLength: record[index].key.count,
+                                                valueLength: storedLength(of: record[index]))
                 applyAppended(segment: segment, offset: at, header: header)
                 at += header.totalLength
             }
@@ -150,9 +153,9 @@ extension StoreEngine {
     /// Writes one record at `destination`, sealing its value with AES-GCM when it is to be
     /// encrypted. Returns its length.
     @inline(__always)
-    private func encode(_ record: PendingRecord, fields: RecordCodec.Fields, at destination: UnsafeMutableRawPointer) throws -> Int {
-        try record.key.withUnsafeBytes { key in
-            try record.value.withUnsafeBytes { value in
+    private func encode(_ record: UnsafePointer<PendingRecord>, fields: RecordCodec.Fields, at destination: UnsafeMutableRawPointer) throws -> Int {
+        try record.pointee.key.withUnsafeBytes { key in
+            try record.pointee.value.withUnsafeBytes { value in
                 guard fields.flags.contains(.encrypted) else {
                     return RecordCodec.encode(fields, key: key, value: value, to: destination)
                 }
