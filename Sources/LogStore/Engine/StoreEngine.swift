@@ -132,7 +132,7 @@ final class StoreEngine: @unchecked Sendable {
                 let offset = Int(entry.offset)
                 guard let candidate = RecordCodec.decodeHeader(base, at: offset, limit: segments.limit(of: entry.segment)),
                       candidate.space == space, candidate.keyLength == key.count else { return false }
-                if key.count > 0 && memcmp(base + offset + candidate.keyOffset, key.baseAddress!, key.count) != 0 { return false }
+                guard Self.keyEquals(base + offset + candidate.keyOffset, key) else { return false }
                 header = candidate
                 return true
             }
@@ -141,6 +141,20 @@ final class StoreEngine: @unchecked Sendable {
             guard let base = segments.base(of: entry.segment) else { return nil }
             return Hit(table: table, slot: slot, entry: entry, header: header, base: base)
         }
+    }
+
+    /// Whether the `key.count` bytes at `stored` are `key`. Keys of 8 to 16 bytes (the DAO's row
+    /// keys, most application keys) are compared as two overlapping 8-byte words; others through
+    /// memcmp, a libc call.
+    @inline(__always)
+    static func keyEquals(_ stored: UnsafeRawPointer, _ key: UnsafeRawBufferPointer) -> Bool {
+        guard let bytes = key.baseAddress else { return true }   // the empty key
+        let count = key.count
+        if count >= 8 && count <= 16 {
+            return stored.loadUnaligned(as: UInt64.self) == bytes.loadUnaligned(as: UInt64.self)
+                && stored.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        return memcmp(stored, bytes, count) == 0
     }
 
     /// The table and slot of the entry of `space` with `tag` pointing exactly at `location`, or
