@@ -464,20 +464,7 @@ public struct DataCrypt: Sendable {
     enum Kind: Sendable {
         case storeKey
         case plain
-        case custom(CustomFunctions)
-    }
-
-    /// An application's pair of functions, boxed: a `DataCrypt?` is then one reference, which a
-    /// put's `PendingRecord` copies and destroys inline (two closures in the enum's payload
-    /// made every copy and destroy of a record go through its value witnesses).
-    final class CustomFunctions: Sendable {
-        let encrypt: @Sendable ([UInt8]) throws -> [UInt8]
-        let decrypt: @Sendable ([UInt8]) throws -> [UInt8]
-
-        init(encrypt: @escaping @Sendable ([UInt8]) throws -> [UInt8], decrypt: @escaping @Sendable ([UInt8]) throws -> [UInt8]) {
-            self.encrypt = encrypt
-            self.decrypt = decrypt
-        }
+        case custom(encrypt: @Sendable ([UInt8]) throws -> [UInt8], decrypt: @Sendable ([UInt8]) throws -> [UInt8])
     }
 
     let kind: Kind
@@ -485,7 +472,7 @@ public struct DataCrypt: Sendable {
     /// A custom crypt: `encrypt` runs on every value written with it, `decrypt` on every value
     /// read with it. Either may throw; the error reaches the caller unchanged.
     public init(encrypt: @escaping @Sendable ([UInt8]) throws -> [UInt8], decrypt: @escaping @Sendable ([UInt8]) throws -> [UInt8]) {
-        kind = .custom(CustomFunctions(encrypt: encrypt, decrypt: decrypt))
+        kind = .custom(encrypt: encrypt, decrypt: decrypt)
     }
 
     init(kind: Kind) { self.kind = kind }

@@ -17,14 +17,14 @@ extension DataCrypt {
     /// as the DAO's `<crypt>` properties.
     /// - Throws: whatever the custom `encrypt` throws.
     public func encryptIfCustom(_ bytes: [UInt8]) throws -> [UInt8]? {
-        guard case .custom(let functions) = kind else { return nil }
-        return try functions.encrypt(bytes)
+        guard case .custom(let encrypt, _) = kind else { return nil }
+        return try encrypt(bytes)
     }
 
     /// Runs a custom crypt's `decrypt` on `bytes`; nil for `.default` and `.plain`.
     /// - Throws: whatever the custom `decrypt` throws.
     public func decryptIfCustom(_ bytes: [UInt8]) throws -> [UInt8]? {
-        guard case .custom(let functions) = kind else { return nil }
-        return try functions.decrypt(bytes)
+        guard case .custom(_, let decrypt) = kind else { return nil }
+        return try decrypt(bytes)
     }
 }

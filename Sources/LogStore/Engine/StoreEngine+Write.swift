@@ -67,8 +67,8 @@ extension StoreEngine {
             break
         case .storeKey:
             record.flags.insert(.encrypted)
-        case .custom(let functions):
-            record.value = try functions.encrypt(record.value)
+        case .custom(let encrypt, _):
+            record.value = try encrypt(record.value)
             record.flags.insert(.customCrypt)
             guard record.value.count <= RecordCodec.maxValueLength else { throw StoreError.valueTooLarge(record.value.count) }
         }

@@ -257,10 +257,10 @@ final class StoreEngine: @unchecked Sendable {
     func decode(_ stored: StoredValue, key: [UInt8], crypt: DataCrypt?) throws -> [UInt8] {
         var bytes = stored.bytes
         if stored.flags.contains(.customCrypt) {
-            guard case .custom(let functions)? = crypt?.kind else {
+            guard case .custom(_, let decrypt)? = crypt?.kind else {
                 throw StoreError.cryptRequired(key: String(decoding: key, as: UTF8.self))
             }
-            bytes = try functions.decrypt(bytes)
+            bytes = try decrypt(bytes)
         }
         if stored.flags.contains(.compressed) {
             bytes = try decompress(bytes, rawLength: stored.rawLength, location: stored.location)
