@@ -81,10 +81,10 @@ extension StoreEngine {
     func appendLocked(_ records: UnsafeBufferPointer<PendingRecord>) throws -> UInt64 {
         guard !isClosed else { throw StoreError.closed }
         try syncFailure.check()
-        // A reused buffer: no allocation per put (sized at once for a big batch: no doubling).
         // Records are read through their pointer: `records[index]` copied a record (retaining
         // its key, value and crypt) for each call it was passed to.
         guard let record = records.baseAddress else { return generation }
+        // A reused buffer: no allocation per put (sized at once for a big batch: no doubling).
         let fieldsOf = scratchFields.room(for: records.count)
         var total = 0
         for index in records.indices {
