@@ -178,10 +178,22 @@ static inline uint64_t fold(uint64_t a, uint64_t b) {
     return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
+static inline uint32_t load_le32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+// The n bytes at p (n in 0...8), little-endian, zero-padded to 8: two overlapping 4-byte loads
+// or three single bytes, since a memcpy of a variable length was a call to libc's memcpy on
+// every key hashed.
 static inline uint64_t load_tail(const uint8_t *p, size_t n) {  // n in 0...8
-    uint8_t buf[8] = {0};
-    memcpy(buf, p, n);
-    return load_le64(buf);
+    if (n >= 4) return (uint64_t)load_le32(p) | ((uint64_t)load_le32(p + n - 4) << (8 * (n - 4)));
+    if (n == 0) return 0;
+    return (uint64_t)p[0] | ((uint64_t)p[n >> 1] << (8 * (n >> 1))) | ((uint64_t)p[n - 1] << (8 * (n - 1)));
 }
 
 uint64_t cs_hash64(const void *data, size_t length, uint64_t seed) {

@@ -101,7 +101,7 @@ extension StoreEngine {
                     let fields = try self.fields(of: record, sequence: nextSequence + UInt64(ordinal), index: ordinal, count: count)
                     let size = RecordCodec.encodedSize(fields, keyLength: record.key.count, valueLength: storedLength(of: record))
                     guard at + size <= end else { throw StoreError.corrupt("streamed batch: the second pass is longer than the first (\(total) bytes)") }
-                    at += try encode(record, fields: fields, at: segment.base + at)
+                    at += try withUnsafePointer(to: &record) { try encode($0, fields: fields, at: segment.base + at) }
                     ordinal += 1
                 }
                 if at - dropped > 2 * Self.streamedResidentWindow {

@@ -64,8 +64,8 @@ final class StoreEngine: @unchecked Sendable {
     var snapshotOnDisk: IndexSnapshot?
     /// The state the last completed `syncAllLocked` made durable (writeMutex).
     var fullySynced: FullySynced?
-    /// Per-append scratch space for record fields, kept to avoid an allocation per put.
-    @exclusivity(unchecked) var scratchFields: [RecordCodec.Fields] = []
+    /// Per-append scratch space for record fields, kept to avoid an allocation per put. (writeMutex)
+    let scratchFields = FieldsScratch()
     var backgroundCompactionScheduled = false
     /// Set when a compaction committed on disk but could not finish in memory: the next open
     /// finishes it, and no further compaction runs in this session.
@@ -114,26 +114,47 @@ final class StoreEngine: @unchecked Sendable {
         var entry: KeyDir.Entry
         var header: RecordHeader
         var base: UnsafeRawPointer
-        var offset: Int
+        var offset: Int { Int(entry.offset) }
     }
 
     /// Finds the live record of `key` in `space`. Caller holds `rw` (either side) or `writeMutex`.
     @inline(__always)
     func lookup(tag: UInt32, space: UInt32, key: UnsafeRawBufferPointer) -> Hit? {
-        guard let table = keydir.table(for: space) else { return nil }
-        var hit: Hit?
-        let slot = table.find(tag: tag) { entry in
-            guard let base = segments.base(of: entry.segment) else { return false }
-            let offset = Int(entry.offset)
-            guard let header = RecordCodec.decodeHeader(base, at: offset, limit: segments.limit(of: entry.segment)),
-                  header.space == space, header.keyLength == key.count else { return false }
-            if key.count > 0 && memcmp(base + offset + header.keyOffset, key.baseAddress!, key.count) != 0 { return false }
-            hit = Hit(table: table, slot: 0, entry: entry, header: header, base: base, offset: offset)
-            return true
+        // Borrowed without a retain: the keydir keeps its tables alive while the caller holds
+        // its lock.
+        guard let table = keydir.unretainedTable(for: space) else { return nil }
+        return table._withUnsafeGuaranteedRef { table -> Hit? in
+            // The matching record's header, filled by the probe: a non-optional local (an
+            // optional `Hit` assigned inside the closure was copied three times per lookup).
+            var header = RecordHeader.empty
+            let slot = table.find(tag: tag) { entry in
+                guard let base = segments.base(of: entry.segment) else { return false }
+                let offset = Int(entry.offset)
+                guard let candidate = RecordCodec.decodeHeader(base, at: offset, limit: segments.limit(of: entry.segment)),
+                      candidate.space == space, candidate.keyLength == key.count else { return false }
+                guard Self.keyEquals(base + offset + candidate.keyOffset, key) else { return false }
+                header = candidate
+                return true
+            }
+            guard let slot else { return nil }
+            let entry = table.entry(at: slot)
+            guard let base = segments.base(of: entry.segment) else { return nil }
+            return Hit(table: table, slot: slot, entry: entry, header: header, base: base)
         }
-        guard let slot else { return nil }
-        hit?.slot = slot
-        return hit
+    }
+
+    /// Whether the `key.count` bytes at `stored` are `key`. Keys of 8 to 16 bytes (the DAO's row
+    /// keys, most application keys) are compared as two overlapping 8-byte words; others through
+    /// memcmp, a libc call.
+    @inline(__always)
+    static func keyEquals(_ stored: UnsafeRawPointer, _ key: UnsafeRawBufferPointer) -> Bool {
+        guard let bytes = key.baseAddress else { return true }   // the empty key
+        let count = key.count
+        if count >= 8 && count <= 16 {
+            return stored.loadUnaligned(as: UInt64.self) == bytes.loadUnaligned(as: UInt64.self)
+                && stored.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        }
+        return memcmp(stored, bytes, count) == 0
     }
 
     /// The table and slot of the entry of `space` with `tag` pointing exactly at `location`, or
@@ -152,24 +173,30 @@ final class StoreEngine: @unchecked Sendable {
     // MARK: Reads
 
     func get(key: [UInt8], space: UInt32, crypt: DataCrypt?) throws -> [UInt8]? {
-        let found = try key.withUnsafeBytes { keyBytes -> StoredValue? in
-            let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
-            return try rw.withReadLock { () throws -> StoredValue? in
-                guard !isClosed else { throw StoreError.closed }
-                let found = lookup(tag: tag, space: space, key: keyBytes)
-                if keydir.isDamaged { throw indexDamagedError() }
-                guard let hit = found else { return nil }
-                if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return nil }
-                return try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment)
-            }
+        switch try read(key: key, space: space, { [UInt8]($0) }) {
+        case .absent: return nil
+        case .lent(let bytes): return bytes
+        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt)
         }
-        guard let found else { return nil }
-        return try decode(found, key: key, crypt: crypt)
     }
 
     func withValue<Result>(key: [UInt8], space: UInt32, crypt: DataCrypt?,
                            _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        let outcome = try key.withUnsafeBytes { keyBytes -> BorrowOutcome<Result> in
+        switch try read(key: key, space: space, body) {
+        case .absent: return nil
+        case .lent(let result): return result
+        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt).withUnsafeBytes(body)
+        }
+    }
+
+    /// The keyed read of `get` and `withValue`, under the read lock: a plain record's value is
+    /// checked against its checksum and lent to `body` in place; an encrypted, compressed or
+    /// custom-crypt one comes back as `.encoded` (checksum checked, AES-GCM opened) for
+    /// `decode` outside the lock.
+    @inline(__always)
+    private func read<Result>(key: [UInt8], space: UInt32,
+                              _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> BorrowOutcome<Result> {
+        try key.withUnsafeBytes { keyBytes -> BorrowOutcome<Result> in
             let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
             return try rw.withReadLock { () throws -> BorrowOutcome<Result> in
                 guard !isClosed else { throw StoreError.closed }
@@ -187,14 +214,9 @@ final class StoreEngine: @unchecked Sendable {
                 return .encoded(try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment))
             }
         }
-        switch outcome {
-        case .absent: return nil
-        case .lent(let result): return result
-        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt).withUnsafeBytes(body)
-        }
     }
 
-    /// What `withValue` found under the lock.
+    /// What `read` found under the lock.
     enum BorrowOutcome<Result> { case absent, lent(Result), encoded(StoredValue) }
 
     /// A record's value as read under the lock: checksum checked and AES-GCM opened, but

@@ -2,31 +2,87 @@ import CChecksum
 
 /// The parsed header of one record (FORMAT.md, "Records"). Offsets are relative to the
 /// record's first byte.
+///
+/// Stored compactly (48 bytes instead of ~100 with `Int` and optional fields): every keyed
+/// read and write copies a header a few times, and the lengths are bounded by the format
+/// (key <= 64 KiB, value <= 1 GiB, header < 100 bytes), so the `Int` properties are views of
+/// 32- and 16-bit fields.
 struct RecordHeader: Sendable, Equatable {
-    var flags: RecordFlags
     var sequence: UInt64
+    /// The expiry when `hasExpiryValue`, else 0.
+    private var storedExpiry: UInt64
     var space: UInt32
-    var keyLength: Int
-    /// Length of the value as stored (after compression and encryption).
-    var valueLength: Int
-    /// Absolute expiry in milliseconds since 1970-01-01 UTC; nil when the record never expires.
-    var expiresAtMillis: UInt64?
+    private var storedKeyLength: UInt32
+    private var storedValueLength: UInt32
     /// Key id of an encrypted record, else 0.
-    var keyID: UInt32 = 0
+    var keyID: UInt32
+    private var storedRawLength: UInt32
+    private var storedTotalLength: UInt32
+    private var storedKeyOffset: UInt16
+    private var storedNonceOffset: UInt16
+    var flags: RecordFlags
+    private var hasExpiryValue: Bool
+
+    init(flags: RecordFlags, sequence: UInt64, space: UInt32, keyLength: Int, valueLength: Int, expiresAtMillis: UInt64?,
+         keyID: UInt32 = 0, nonceOffset: Int = 0, rawLength: Int = 0, keyOffset: Int, totalLength: Int) {
+        self.sequence = sequence
+        storedExpiry = expiresAtMillis ?? 0
+        self.space = space
+        storedKeyLength = UInt32(truncatingIfNeeded: keyLength)
+        storedValueLength = UInt32(truncatingIfNeeded: valueLength)
+        self.keyID = keyID
+        storedRawLength = UInt32(truncatingIfNeeded: rawLength)
+        storedTotalLength = UInt32(truncatingIfNeeded: totalLength)
+        storedKeyOffset = UInt16(truncatingIfNeeded: keyOffset)
+        storedNonceOffset = UInt16(truncatingIfNeeded: nonceOffset)
+        self.flags = flags
+        hasExpiryValue = expiresAtMillis != nil
+    }
+
+    var keyLength: Int {
+        get { Int(storedKeyLength) }
+        set { storedKeyLength = UInt32(truncatingIfNeeded: newValue) }
+    }
+    /// Length of the value as stored (after compression and encryption).
+    var valueLength: Int {
+        get { Int(storedValueLength) }
+        set { storedValueLength = UInt32(truncatingIfNeeded: newValue) }
+    }
+    /// Absolute expiry in milliseconds since 1970-01-01 UTC; nil when the record never expires.
+    var expiresAtMillis: UInt64? {
+        get { hasExpiryValue ? storedExpiry : nil }
+        set { storedExpiry = newValue ?? 0; hasExpiryValue = newValue != nil }
+    }
     /// Offset of the 12-byte nonce of an encrypted record, else 0.
-    var nonceOffset: Int = 0
+    var nonceOffset: Int {
+        get { Int(storedNonceOffset) }
+        set { storedNonceOffset = UInt16(truncatingIfNeeded: newValue) }
+    }
     /// Decompressed length of a compressed record, else 0.
-    var rawLength: Int = 0
-    var keyOffset: Int
-    var totalLength: Int
+    var rawLength: Int {
+        get { Int(storedRawLength) }
+        set { storedRawLength = UInt32(truncatingIfNeeded: newValue) }
+    }
+    var keyOffset: Int {
+        get { Int(storedKeyOffset) }
+        set { storedKeyOffset = UInt16(truncatingIfNeeded: newValue) }
+    }
+    var totalLength: Int {
+        get { Int(storedTotalLength) }
+        set { storedTotalLength = UInt32(truncatingIfNeeded: newValue) }
+    }
 
     var valueOffset: Int { keyOffset + keyLength }
+
+    /// A placeholder for a header yet to be found (all zero, no flags).
+    static var empty: RecordHeader {
+        RecordHeader(flags: [], sequence: 0, space: 0, keyLength: 0, valueLength: 0, expiresAtMillis: nil, keyOffset: 0, totalLength: 0)
+    }
 
     /// True when the record has expired at `nowMillis`.
     @inline(__always)
     func isExpired(nowMillis: UInt64) -> Bool {
-        if let expiry = expiresAtMillis { return expiry <= nowMillis }
-        return false
+        hasExpiryValue && storedExpiry <= nowMillis
     }
 }
 

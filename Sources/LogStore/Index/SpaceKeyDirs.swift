@@ -47,11 +47,19 @@ final class SpaceKeyDirs {
     /// The table of `space`, or nil when the space never held a key since open or compaction.
     @inline(__always)
     func table(for space: UInt32) -> KeyDir? {
+        unretainedTable(for: space)?.takeUnretainedValue()
+    }
+
+    /// `table(for:)` without a retain, for the keyed read and write paths: the caller holds the
+    /// engine's lock, which keeps `tables` (and so the table) alive and unchanged while it uses
+    /// it (a strong reference cost two retains and releases per lookup).
+    @inline(__always)
+    func unretainedTable(for space: UInt32) -> Unmanaged<KeyDir>? {
         if spaces.count <= Self.scanLimit {
-            for index in spaces.indices where spaces[index] == space { return tables[index] }
+            for index in spaces.indices where spaces[index] == space { return Unmanaged.passUnretained(tables[index]) }
             return nil
         }
-        return indexBySpace[space].map { tables[$0] }
+        return indexBySpace[space].map { Unmanaged.passUnretained(tables[$0]) }
     }
 
     /// The table of `space`, made empty when there is none yet.
