@@ -69,6 +69,8 @@ extension SQLDatabase {
             }
             try file.syncData()
         }
+        // Writing read every page of the file served so far: they need not stay in the process.
+        servedBlocks?.file.releaseResidentPages()
         try Directory.rename(temporary, path)
         try Directory.sync(directory)
         // The record goes after the file is durable: a record never names a file that is

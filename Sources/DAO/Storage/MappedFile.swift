@@ -36,6 +36,12 @@ final class MappedFile: @unchecked Sendable {
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: length) }
 
+    /// Takes the file's pages out of the process (they stay in the page cache; a later read
+    /// faults them back in): after a checkpoint read the whole file to write the next one.
+    func releaseResidentPages() {
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), length, MADV_DONTNEED)
+    }
+
     deinit { munmap(UnsafeMutableRawPointer(mutating: base), length) }
 }
 
