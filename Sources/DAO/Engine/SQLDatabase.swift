@@ -81,7 +81,7 @@ public final class SQLDatabase: @unchecked Sendable {
     /// The tables a commit writes, kept from one commit to the next (no allocation per statement).
     @exclusivity(unchecked) var commitTables: [TableState] = []
     /// Undo actions of the open transaction (or statement), newest last.
-    @exclusivity(unchecked) var undoLog: [UndoEntry] = []
+    @exclusivity(unchecked) var undoLog = UndoLog()
     /// Tables with rows in their overlay.
     @exclusivity(unchecked) var dirtyTables: [ObjectIdentifier: TableState] = [:]
     /// Catalog records to rewrite (or delete, when the table is gone) at commit, by name.
@@ -366,7 +366,7 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Undoes in-memory changes back to `mark` (newest first).
     func rollback(to mark: Int) {
         var failed: [TableState] = []
-        while undoLog.count > mark { undo(undoLog.removeLast(), failed: &failed) }
+        while undoLog.count > mark, let entry = undoLog.removeLast() { undo(entry, failed: &failed) }
         if !failed.isEmpty { rebuildAfterFailedUndo(failed) }
         if mark == 0 { discardPending() }
     }
@@ -538,7 +538,7 @@ public final class SQLDatabase: @unchecked Sendable {
         table.insertRowid(rowid)
         table.insertIntoIndexes(rowid: rowid, row: row)
         if rowCapture.mode != .none { rowCapture.inserted(table, rowid, row) }
-        undoLog.append(.insertedRow(TableReference(table: table), rowid: rowid, previous: previous))
+        undoLog.append(.insertedRow(table, rowid: rowid, previous: previous))
     }
 
     func deleteRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
@@ -548,7 +548,7 @@ public final class SQLDatabase: @unchecked Sendable {
         table.removeRowid(rowid)
         table.removeFromIndexes(rowid: rowid, row: row)
         if rowCapture.mode != .none { rowCapture.deleted(table, rowid, row) }
-        undoLog.append(.deletedRow(TableReference(table: table), rowid: rowid, previous: previous))
+        undoLog.append(.deletedRow(table, rowid: rowid, previous: previous))
     }
 
     func table(named name: String) throws -> TableState {

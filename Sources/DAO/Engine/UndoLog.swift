@@ -1,25 +1,123 @@
 import LogStore
 
-/// One entry of a transaction's undo log (`SQLDatabase.undoLog`), newest last.
+/// One entry of a transaction's undo log (`SQLDatabase.undoLog`), as `UndoLog` hands it back.
 ///
-/// Row changes are by far the most numerous (a transaction of a million inserts) and are kept
-/// in about 32 bytes each: the row's values are decoded again when the change is undone (from
-/// the transaction's pending bytes, or the store's record of a deleted row) instead of being
-/// held, which cost about 200 bytes a row as a closure capturing the `[SQLValue]`.
+/// Row changes are by far the most numerous (a transaction of a million inserts): the log keeps
+/// them in 16 bytes each, and the row's values are decoded again when the change is undone
+/// (from the transaction's pending bytes, or the store's record of a deleted row) instead of
+/// being held, which cost about 200 bytes a row as a closure capturing the `[SQLValue]`.
 enum UndoEntry {
     /// Anything else (schema changes, TEMP tables, AUTOINCREMENT's sequence): run to undo it.
     case action(() -> Void)
     /// A row inserted: its pending state before the insert (absent, or deleted earlier in the
     /// transaction).
-    case insertedRow(TableReference, rowid: Int64, previous: PendingRows.Slot?)
+    case insertedRow(TableState, rowid: Int64, previous: PendingRows.Slot?)
     /// A row deleted: its pending state before the delete (absent: the row is the store's).
-    case deletedRow(TableReference, rowid: Int64, previous: PendingRows.Slot?)
+    case deletedRow(TableState, rowid: Int64, previous: PendingRows.Slot?)
 }
 
-/// A table named by an undo entry; the database keeps its tables alive through the undo of
-/// their changes (a dropped table is held by the undo action that restores it).
-struct TableReference {
-    unowned let table: TableState
+/// The undo log of the open transaction (or statement), newest last: 16 bytes a row change.
+///
+/// A row entry packs, beside its rowid, its kind (2 bits), its previous pending state (2 bits:
+/// none, deleted, a slot), the table as an index into `tables` (20 bits) and the previous slot
+/// (40 bits: an arena of up to 1 TiB). Actions are kept in `actions`, in order; an entry out of
+/// those bounds is kept whole in `wide`.
+struct UndoLog {
+    private struct Packed {
+        /// The rowid, or the index into `actions` or `wide`.
+        let value: Int64
+        let bits: UInt64
+    }
+
+    private static let actionKind: UInt64 = 0, insertedKind: UInt64 = 1, deletedKind: UInt64 = 2, wideKind: UInt64 = 3
+    private static let slotBits: UInt64 = 40, tableBits: UInt64 = 20
+
+    private var entries: [Packed] = []
+    private var actions: [() -> Void] = []
+    private var wide: [UndoEntry] = []
+    private var tables: [TableState] = []
+    private var tableNumbers: [ObjectIdentifier: UInt64] = [:]
+    private var lastTable: (id: ObjectIdentifier, number: UInt64)?
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+
+    mutating func append(_ entry: UndoEntry) {
+        switch entry {
+        case .action(let action):
+            entries.append(Packed(value: Int64(actions.count), bits: Self.actionKind << 62))
+            actions.append(action)
+        case .insertedRow(let table, let rowid, let previous):
+            appendRow(Self.insertedKind, entry, table, rowid, previous)
+        case .deletedRow(let table, let rowid, let previous):
+            appendRow(Self.deletedKind, entry, table, rowid, previous)
+        }
+    }
+
+    private mutating func appendRow(_ kind: UInt64, _ entry: UndoEntry, _ table: TableState, _ rowid: Int64, _ previous: PendingRows.Slot?) {
+        let number = number(of: table)
+        let (previousKind, slot): (UInt64, UInt64) = switch previous {
+        case nil: (0, 0)
+        case PendingRows.deleted?: (1, 0)
+        case let slot?: (2, slot)
+        }
+        guard slot < 1 << Self.slotBits, number < 1 << Self.tableBits else {
+            entries.append(Packed(value: Int64(wide.count), bits: Self.wideKind << 62))
+            wide.append(entry)
+            return
+        }
+        entries.append(Packed(value: rowid, bits: kind << 62 | previousKind << 60 | number << Self.slotBits | slot))
+    }
+
+    /// The table's number in `tables` (the last one is remembered: a statement changes one table).
+    private mutating func number(of table: TableState) -> UInt64 {
+        let id = ObjectIdentifier(table)
+        if let lastTable, lastTable.id == id { return lastTable.number }
+        let number: UInt64
+        if let known = tableNumbers[id] {
+            number = known
+        } else {
+            number = UInt64(tables.count)
+            tables.append(table)
+            tableNumbers[id] = number
+        }
+        lastTable = (id, number)
+        return number
+    }
+
+    /// Takes the newest entry off the log.
+    mutating func removeLast() -> UndoEntry? {
+        guard let packed = entries.popLast() else { return nil }
+        switch packed.bits >> 62 {
+        case Self.actionKind:
+            return actions.popLast().map(UndoEntry.action)
+        case Self.wideKind:
+            return wide.popLast()
+        case let kind:
+            let number = Int(packed.bits >> Self.slotBits & (1 << Self.tableBits - 1))
+            guard tables.indices.contains(number) else { return nil }
+            let slot = packed.bits & (1 << Self.slotBits - 1)
+            let previous: PendingRows.Slot? = switch packed.bits >> 60 & 3 {
+            case 0: nil
+            case 1: PendingRows.deleted
+            default: slot
+            }
+            let table = tables[number]
+            return kind == Self.insertedKind ? .insertedRow(table, rowid: packed.value, previous: previous)
+                                             : .deletedRow(table, rowid: packed.value, previous: previous)
+        }
+    }
+
+    /// Forgets every entry (a commit, or a rollback of everything); a large log's storage is
+    /// freed rather than kept for the next statement.
+    mutating func removeAll(keepingCapacity: Bool) {
+        entries.removeAll(keepingCapacity: keepingCapacity)
+        actions.removeAll(keepingCapacity: keepingCapacity)
+        wide.removeAll()
+        tables.removeAll(keepingCapacity: true)
+        tableNumbers.removeAll(keepingCapacity: true)
+        lastTable = nil
+    }
 }
 
 extension SQLDatabase {
@@ -30,8 +128,7 @@ extension SQLDatabase {
         switch entry {
         case .action(let action):
             action()
-        case .insertedRow(let reference, let rowid, let previous):
-            let table = reference.table
+        case .insertedRow(let table, let rowid, let previous):
             // The pending bytes are the inserted row's: its index entries are made from them.
             if let row = undoneRow(table, rowid) {
                 table.removeFromIndexes(rowid: rowid, row: row)
@@ -40,8 +137,7 @@ extension SQLDatabase {
             }
             table.removeRowid(rowid)
             table.overlay[rowid] = previous
-        case .deletedRow(let reference, let rowid, let previous):
-            let table = reference.table
+        case .deletedRow(let table, let rowid, let previous):
             table.overlay[rowid] = previous
             table.insertRowid(rowid)
             if let row = undoneRow(table, rowid) {
