@@ -162,12 +162,7 @@ final class IndexKeyCodecTests: XCTestCase {
                 model.append(entry)
             }
         }
-        model.sort { $0.lexicographicallyPrecedes($1) }
-        var got: [[UInt8]] = []
-        var position = chunks.startPosition
-        while let entry = chunks.withEntry(at: position, { [UInt8]($0) }) { got.append(entry); position = chunks.next(position) }
-        XCTAssertEqual(got, model)
-        XCTAssertEqual(chunks.count, model.count)
+        assertEntries(chunks, model)
     }
 
     /// Ascending keys (an id, a timestamp) fill each chunk before the next starts; inserts in
@@ -187,11 +182,15 @@ final class IndexKeyCodecTests: XCTestCase {
             chunks.insert(entry)
             model.append(entry)
         }
-        model.sort { $0.lexicographicallyPrecedes($1) }
+        assertEntries(chunks, model)
+    }
+
+    /// `chunks` holds exactly `model`'s entries, in order.
+    private func assertEntries(_ chunks: KeyChunks, _ model: [[UInt8]], file: StaticString = #filePath, line: UInt = #line) {
         var got: [[UInt8]] = []
         var position = chunks.startPosition
         while let entry = chunks.withEntry(at: position, { [UInt8]($0) }) { got.append(entry); position = chunks.next(position) }
-        XCTAssertEqual(got, model)
-        XCTAssertEqual(chunks.count, model.count)
+        XCTAssertEqual(got, model.sorted { $0.lexicographicallyPrecedes($1) }, file: file, line: line)
+        XCTAssertEqual(chunks.count, model.count, file: file, line: line)
     }
 }
