@@ -111,6 +111,8 @@ struct UndoLog {
     /// Forgets every entry (a commit, or a rollback of everything); a large log's storage is
     /// freed rather than kept for the next statement.
     mutating func removeAll(keepingCapacity: Bool) {
+        // Every statement's commit comes here, most of them (SELECTs) with nothing logged.
+        if entries.isEmpty && tables.isEmpty { return }
         entries.removeAll(keepingCapacity: keepingCapacity)
         actions.removeAll(keepingCapacity: keepingCapacity)
         wide.removeAll()
