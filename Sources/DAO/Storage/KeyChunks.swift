@@ -179,19 +179,26 @@ struct KeyChunks: Sendable {
     /// Builds from `entries` (flat bytes and end offsets) taken in the order `order`, which
     /// must be ascending.
     init(bytes: [UInt8], ends: [Int], order: [Int32]) {
-        var chunk = Chunk()
         let fill = Self.chunkLimit * 3 / 4
-        for position in order {
+        func bounds(_ position: Int32) -> Range<Int> {
             let i = Int(position)
-            let start = i == 0 ? 0 : ends[i - 1]
-            chunk.bytes.append(contentsOf: bytes[start..<ends[i]])
-            chunk.ends.append(Int32(chunk.bytes.count))
-            if chunk.ends.count == fill {
-                chunks.append(chunk)
-                chunk = Chunk()
-            }
+            return (i == 0 ? 0 : ends[i - 1])..<ends[i]
         }
-        if !chunk.ends.isEmpty { chunks.append(chunk) }
+        chunks.reserveCapacity((order.count + fill - 1) / fill)
+        var first = 0
+        while first < order.count {
+            let group = order[first..<min(first + fill, order.count)]
+            // Arrays of exactly the chunk's size: appending grew them up to twice that.
+            var chunk = Chunk()
+            chunk.bytes.reserveCapacity(group.reduce(0) { $0 + bounds($1).count })
+            chunk.ends.reserveCapacity(group.count)
+            for position in group {
+                chunk.bytes.append(contentsOf: bytes[bounds(position)])
+                chunk.ends.append(Int32(chunk.bytes.count))
+            }
+            chunks.append(chunk)
+            first += fill
+        }
         count = order.count
     }
 

@@ -53,15 +53,29 @@ final class TableLoader {
         rowids.sort()
         table.rowids = SortedChunks(sorted: rowids)
         rowids = []
-        var built = [KeyChunks].filled(KeyChunks(), count: builders.count)
-        let builders = self.builders
-        built.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let results = buffer
-            DispatchQueue.concurrentPerform(iterations: builders.count) { i in
-                results[i] = builders[i].chunks(builders[i].sortedOrder())
-            }
+        // Each index is built by its own worker, which then drops its builder: the entries of
+        // an index that is done leave memory while a slower one is still sorted (attach of a
+        // big table without its checkpoint peaked with every builder and index alive at once).
+        let slots = builders.map(BuildSlot.init)
+        builders = []
+        DispatchQueue.concurrentPerform(iterations: slots.count) { i in
+            slots[i].build()
         }
-        self.builders = []
-        for i in built.indices { table.indexes[i].entries = built[i] }
+        for i in slots.indices { table.indexes[i].entries = slots[i].built }
+    }
+}
+
+/// One index being built by `TableLoader.finish`: its builder until the entries are made,
+/// then the entries. Each is touched by one worker only, then read after they all finish.
+private final class BuildSlot: @unchecked Sendable {
+    private var builder: IndexBuilder?
+    private(set) var built = KeyChunks()
+
+    init(_ builder: IndexBuilder) { self.builder = builder }
+
+    func build() {
+        guard let builder else { return }
+        self.builder = nil
+        built = builder.chunks(builder.sortedOrder())
     }
 }
