@@ -81,3 +81,44 @@ final class PendingRowsTests: XCTestCase {
         XCTAssertEqual(try rows.withBytes(try XCTUnwrap(rows[2])) { $0.count }, big.count)
     }
 }
+
+/// `RowSlots`: ascending rowids in sorted arrays, the others in a dictionary; the same answers
+/// as a plain dictionary through inserts, updates, deletes and undos in any order.
+final class RowSlotsTests: XCTestCase {
+    func testAgreesWithADictionary() {
+        var random = SystemRandomNumberGenerator()
+        for round in 0..<4 {
+            var slots = RowSlots()
+            var model: [Int64: PendingRows.Slot] = [:]
+            var next: Int64 = 100
+            for step in 0..<20_000 {
+                let rowid: Int64
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0..<5: rowid = next; next += Int64.random(in: 1...3, using: &random)   // a bulk insert
+                case 5..<8: rowid = Int64.random(in: 0...next, using: &random)
+                default: rowid = model.keys.randomElement(using: &random) ?? 0
+                }
+                let value: PendingRows.Slot? = switch Int.random(in: 0..<6, using: &random) {
+                case 0: nil
+                case 1: PendingRows.deleted
+                default: UInt64(step)
+                }
+                slots[rowid] = value
+                model[rowid] = value
+                if round == 3, step % 97 == 0 {
+                    // Undo the newest inserts, newest first.
+                    for r in stride(from: next - 1, through: max(0, next - 20), by: -1) { slots[r] = nil; model[r] = nil }
+                }
+            }
+            XCTAssertEqual(slots.count, model.count)
+            XCTAssertEqual(slots.isEmpty, model.isEmpty)
+            for rowid in Int64(0)...next { XCTAssertEqual(slots[rowid], model[rowid], "rowid \(rowid)") }
+            XCTAssertEqual(Set(slots.rowids), Set(model.keys))
+            XCTAssertEqual(slots.rowids.count, model.count)
+            var position = RowSlots.Position()
+            var deleted: [Int64] = []
+            while let rowid = slots.nextDeleted(after: &position) { deleted.append(rowid) }
+            XCTAssertEqual(deleted.sorted(), model.filter { $0.value == PendingRows.deleted }.keys.sorted())
+        }
+    }
+}

@@ -186,7 +186,7 @@ extension SQLDatabase {
             if ifExists { return }
             throw DAOError.noSuchTable(name)
         }
-        let rowids = allRowids(table) + table.overlay.slots.keys
+        let rowids = allRowids(table) + table.overlay.slots.rowids
         tables[key] = nil
         pendingClears.append((space: table.space, rowids: rowids))
         changeSchema([key]) { [unowned self] in

@@ -5,7 +5,7 @@ import LogStore
 /// changed rowid, its new bytes or a delete.
 ///
 /// The bytes go to an append-only arena, each entry `rowid (8 bytes) | length (4) | bytes`;
-/// the map from rowid to its entry (`slots`) is all that grows per row (about 20 bytes). The
+/// the map from rowid to its entry (`RowSlots`) is all that grows per row (16 to 32 bytes). The
 /// arena is in memory up to `memoryBudget`, then goes on in a scratch file in the store's
 /// directory (`dao-pending.tmp`, unlinked the moment it is created: no name while written, no
 /// reader, FORMAT.md "Directory layout"), so that a transaction of millions of rows holds its
@@ -32,7 +32,7 @@ final class PendingRows: @unchecked Sendable {
 
     /// Each changed rowid's entry. (Exclusivity unchecked: tables are touched only under the
     /// database's statement lock.)
-    @exclusivity(unchecked) var slots: [Int64: Slot] = [:]
+    @exclusivity(unchecked) var slots = RowSlots()
     /// The scratch file to spill to, or nil to keep every row in memory.
     @exclusivity(unchecked) var spillPath: String?
 
@@ -175,7 +175,7 @@ final class PendingRows: @unchecked Sendable {
     /// Where a walk over the changes is: the deletes (in map order), then the arena's live
     /// entries in arena order (the scratch file read sequentially, a chunk at a time).
     struct Cursor {
-        var deletes: Dictionary<Int64, Slot>.Index?
+        var deletes = RowSlots.Position()
         var offset = 0
         /// Scratch-file bytes read ahead: arena offsets `[chunkStart, chunkStart + chunk.count)`.
         var chunk: [UInt8] = []
@@ -186,17 +186,10 @@ final class PendingRows: @unchecked Sendable {
     /// there is none left. The bytes are valid during the call only.
     /// - Throws: `StoreError.io` when the scratch file cannot be read back; what `body` throws.
     func next(_ cursor: inout Cursor, _ body: (Int64, UnsafeRawBufferPointer?) throws -> Void) throws -> Bool {
-        var index = cursor.deletes ?? slots.startIndex
-        while index != slots.endIndex {
-            let (rowid, slot) = slots[index]
-            index = slots.index(after: index)
-            if slot == Self.deleted {
-                cursor.deletes = index
-                try body(rowid, nil)
-                return true
-            }
+        if let rowid = slots.nextDeleted(after: &cursor.deletes) {
+            try body(rowid, nil)
+            return true
         }
-        cursor.deletes = index
         let end = memory.count + fileLength + tail.count
         while cursor.offset < end {
             let offset = cursor.offset
