@@ -35,8 +35,8 @@ struct UndoLog {
     private var entries: [Packed] = []
     private var actions: [() -> Void] = []
     private var wide: [UndoEntry] = []
+    /// The tables the entries name (a transaction touches a few: found by identity).
     private var tables: [TableState] = []
-    private var tableNumbers: [ObjectIdentifier: UInt64] = [:]
     private var lastTable: (id: ObjectIdentifier, number: UInt64)?
 
     var count: Int { entries.count }
@@ -74,12 +74,11 @@ struct UndoLog {
         let id = ObjectIdentifier(table)
         if let lastTable, lastTable.id == id { return lastTable.number }
         let number: UInt64
-        if let known = tableNumbers[id] {
-            number = known
+        if let known = tables.firstIndex(where: { $0 === table }) {
+            number = UInt64(known)
         } else {
             number = UInt64(tables.count)
             tables.append(table)
-            tableNumbers[id] = number
         }
         lastTable = (id, number)
         return number
@@ -114,10 +113,9 @@ struct UndoLog {
         // Every statement's commit comes here, most of them (SELECTs) with nothing logged.
         if entries.isEmpty && tables.isEmpty { return }
         entries.removeAll(keepingCapacity: keepingCapacity)
-        actions.removeAll(keepingCapacity: keepingCapacity)
-        wide.removeAll()
+        if !actions.isEmpty { actions.removeAll(keepingCapacity: keepingCapacity) }
+        if !wide.isEmpty { wide.removeAll() }
         tables.removeAll(keepingCapacity: true)
-        tableNumbers.removeAll(keepingCapacity: true)
         lastTable = nil
     }
 }
