@@ -412,6 +412,10 @@ public final class LogStore: Sendable {
     /// Whether `close()` has run (then every call throws `StoreError.closed`). O(1): one lock.
     public var isClosed: Bool { engine.writeMutex.withLock { engine.isClosed } }
 
+    /// Whether writes encrypt with a store key now: the options' key, or one a `rekey` added
+    /// since (the layers above keep such a store's plaintext off the disk). O(1): one lock.
+    package var hasWriteKey: Bool { engine.writeMutex.withLock { engine.writeKeyID != nil } }
+
     /// The options the store was opened with (the layers above follow its durability).
     package var options: Options { engine.options }
 

@@ -113,6 +113,31 @@ final class LargeTransactionTests: XCTestCase {
         }
     }
 
+    /// A store with a default key keeps a big transaction's rows in memory: no plaintext row
+    /// reaches the disk outside the store's encrypted records.
+    func testAnEncryptedStoreNeverSpills() throws {
+        var options = LogStore.Options()
+        options.encryption = .init(key: [UInt8](repeating: 7, count: 32), keyID: 1)
+        let temporary = try TemporaryStore(options: options)
+        let db = try temporary.database
+        for sql in schema { try db.execute(sql) }
+        try db.table(named: "t").overlay.memoryBudget = 1_000
+        try db.execute("BEGIN")
+        for i in 0..<3_000 { try db.execute("INSERT INTO t VALUES (?, 'secret-name', ?, 'secret note')", arguments: [.integer(Int64(i)), .integer(Int64(i))]) }
+        XCTAssertFalse(try db.table(named: "t").overlay.isSpilling)
+        XCTAssertGreaterThan(try db.table(named: "t").overlay.arenaBytes.heap, 50_000)
+        try db.execute("COMMIT")
+        XCTAssertEqual(try db.execute("SELECT count(*) FROM t WHERE note = 'secret note'").rows, [[.integer(3_000)]])
+        // Nothing in the store's folder holds the plaintext.
+        for name in try FileManager.default.contentsOfDirectory(atPath: temporary.directory.path) {
+            var isDirectory: ObjCBool = false
+            let path = temporary.directory.appendingPathComponent(name).path
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            XCTAssertNil(bytes.range(of: Data("secret note".utf8)), name)
+        }
+    }
+
     /// Each segment file's content length (its file size once synced and trimmed; the active
     /// one's written length as the sync left it).
     private func segmentLengths(_ directory: URL) throws -> [String: Int] {

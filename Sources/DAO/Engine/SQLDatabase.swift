@@ -124,6 +124,7 @@ public final class SQLDatabase: @unchecked Sendable {
 
     private init(store: LogStore) {
         self.store = store
+        pendingSpillPath = store.options.readOnly ? nil : store.directory.path + "/" + PendingRows.fileName
         context.database = self
     }
 
@@ -519,16 +520,19 @@ public final class SQLDatabase: @unchecked Sendable {
     }
 
     func markDirty(_ table: TableState) {
-        dirtyTables[ObjectIdentifier(table)] = table
-        if table.overlay.spillPath == nil, !table.isTransient { table.overlay.spillPath = pendingSpillPath }
+        let id = ObjectIdentifier(table)
+        if dirtyTables[id] == nil {
+            // The first change of the table in this transaction: may its rows spill? Not in a
+            // store that encrypts (now: a rekey may have added a key since it was opened).
+            table.overlay.spillPath = table.isTransient || store.hasWriteKey ? nil : pendingSpillPath
+            dirtyTables[id] = table
+        }
     }
 
     /// Where a table's pending rows spill past `PendingRows.memoryBudget` (FORMAT.md
-    /// "Directory layout"); nil for a store with a default key, whose rows must not reach the
-    /// disk in plaintext outside its records, and for a read-only one.
-    var pendingSpillPath: String? {
-        store.options.encryption == nil && !store.options.readOnly ? store.directory.path + "/" + PendingRows.fileName : nil
-    }
+    /// "Directory layout"): nil for a read-only store. A store with a write key never gets it
+    /// (`markDirty`): its rows must not reach the disk in plaintext outside its records.
+    let pendingSpillPath: String?
 
     func insertRow(_ table: TableState, rowid: Int64, row: [SQLValue]) {
         let previous = table.overlay[rowid]
