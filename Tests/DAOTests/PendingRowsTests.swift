@@ -61,6 +61,12 @@ final class PendingRowsTests: XCTestCase {
             // Slots replaced later still read their own bytes (an undo restores them).
             for (slot, expected) in previous.suffix(500) { XCTAssertEqual(try rows.withBytes(slot) { Array($0) }, expected, where_) }
             XCTAssertEqual(try walk(rows), model, where_)
+            var all: [Int64: [UInt8]?] = [:]
+            try rows.forEachChange { rowid, bytes in
+                XCTAssertFalse(all.keys.contains(rowid), "row \(rowid) twice")
+                all[rowid] = .some(bytes.map { Array($0) })
+            }
+            XCTAssertEqual(all, model, "\(where_): forEachChange")
             rows.removeAll(keepingCapacity: false)
             XCTAssertTrue(rows.isEmpty)
             XCTAssertEqual(try walk(rows), [:])

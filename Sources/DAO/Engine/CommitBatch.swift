@@ -16,10 +16,26 @@ struct CommitBatch {
         tables.reduce(clears.reduce(0) { $0 + $1.rowids.count }) { $0 + $1.overlay.count }
     }
 
-    /// Adds every record to `batch`.
+    /// Adds every record to `batch`, in the order `fill` gives them (a small commit: no
+    /// cursor, the pending rows walked with `PendingRows.forEachChange`).
     func addAll(to batch: inout LogStore.WriteBatch) throws {
-        var cursor = Cursor()
-        while try fill(&batch, cursor: &cursor, limit: .max) {}
+        for clear in clears {
+            for rowid in clear.rowids { batch.delete(forKey: RowCodec.key(rowid: rowid), space: clear.space) }
+        }
+        try database.addCatalogRecords(to: &batch)
+        for table in tables {
+            try table.overlay.forEachChange { rowid, bytes in Self.add(rowid, bytes, of: table, to: &batch) }
+        }
+    }
+
+    /// Adds the put of a pending row (`bytes`) or its delete (nil).
+    @inline(__always)
+    private static func add(_ rowid: Int64, _ bytes: UnsafeRawBufferPointer?, of table: TableState, to batch: inout LogStore.WriteBatch) {
+        if let bytes {
+            batch.put(Array(bytes), forKey: RowCodec.key(rowid: rowid), space: table.space)
+        } else {
+            batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
+        }
     }
 
     /// Where a chunked walk is: the phase, then the position inside it.
@@ -51,13 +67,7 @@ struct CommitBatch {
             var rows = cursor.rows ?? PendingRows.Cursor()
             cursor.rows = nil   // one owner of its read-ahead buffer: no copy on write
             while batch.count - start < limit {
-                let more = try table.overlay.next(&rows) { rowid, bytes in
-                    if let bytes {
-                        batch.put(Array(bytes), forKey: RowCodec.key(rowid: rowid), space: table.space)
-                    } else {
-                        batch.delete(forKey: RowCodec.key(rowid: rowid), space: table.space)
-                    }
-                }
+                let more = try table.overlay.next(&rows) { rowid, bytes in Self.add(rowid, bytes, of: table, to: &batch) }
                 if !more {
                     cursor.table += 1
                     break

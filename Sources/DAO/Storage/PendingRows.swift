@@ -185,6 +185,31 @@ final class PendingRows: @unchecked Sendable {
         var chunkStart = 0
     }
 
+    /// Calls `body` with every change, as walking with `next` does: the arena's memory part in
+    /// one loop (a small transaction's whole walk, at every one-row statement's commit), then,
+    /// after a spill, the cursor's walk over the rest.
+    /// - Throws: `StoreError.io` when the scratch file cannot be read back; what `body` throws.
+    func forEachChange(_ body: (Int64, UnsafeRawBufferPointer?) throws -> Void) throws {
+        var deletes = RowSlots.Position()
+        while let rowid = slots.nextDeleted(after: &deletes) { try body(rowid, nil) }
+        try memory.withUnsafeBytes { raw in
+            var at = 0
+            while at + Self.entryHeader <= raw.count {
+                let rowid = Int64(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
+                let end = at + Self.entryHeader + length
+                // An entry is live when its row's slot still points at it.
+                if slots[rowid] == Slot(at) { try body(rowid, UnsafeRawBufferPointer(rebasing: raw[(at + Self.entryHeader)..<end])) }
+                at = end
+            }
+        }
+        guard fileLength > 0 || !tail.isEmpty else { return }
+        var cursor = Cursor()
+        cursor.deletes = deletes
+        cursor.offset = memory.count
+        while try next(&cursor, body) {}
+    }
+
     /// Calls `body` with the next change after `cursor` (bytes nil for a delete); false when
     /// there is none left. The bytes are valid during the call only.
     /// - Throws: `StoreError.io` when the scratch file cannot be read back; what `body` throws.
