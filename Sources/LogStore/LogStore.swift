@@ -289,9 +289,9 @@ public final class LogStore: Sendable {
     /// (a DAO transaction's rows) is never in memory whole, nor its segment pages.
     ///
     /// `fill(&chunk, n)` adds the operations of chunk `n` (0, 1, 2, ...) to the empty `chunk`
-    /// and returns false when there are no more. The store asks for the chunks more than once
-    /// (to size the batch, then to write it): each pass must get the same operations in the
-    /// same order. `fill` runs under the store's write lock: it must not call the store.
+    /// and returns false when there are no more (a chunk left empty ends the batch too). The
+    /// store asks for the chunks more than once (to size the batch, then to write it): each
+    /// pass must get the same operations in the same order. `fill` runs under the store's write lock: it must not call the store.
     /// - Throws: as `write(_:)`; `StoreError.corrupt` when a pass got other operations than the
     ///   first (nothing is then written).
     /// - Complexity: O(operations); memory O(one chunk).
