@@ -70,4 +70,27 @@ final class BackgroundSyncerTests: XCTestCase {
         segment.region.dropResidentPages(offset: 0, count: 4 * page)
         XCTAssertEqual(segment.base.load(fromByteOffset: SegmentHeader.size + 15, as: UInt8.self), 0x5A)
     }
+
+    /// The drop a round makes of a segment just before its fsync (a sealed one, or the active
+    /// one after the others were synced): the pages written since the round's first take, once,
+    /// and their bytes still read back.
+    func testADropBeforeTheFsyncTakesWhatWasWrittenSinceAndKeepsTheBytes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("drop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let page = Segment.pageSize
+        let segment = try Segment.create(path: directory.appendingPathComponent("1.seg").path, id: 1, flags: 0,
+                                         capacity: 16 * page, initialAllocation: 8 * page)
+        let lock = Mutex()
+        try segment.reserve(6 * page)
+        segment.length += 2 * page
+        XCTAssertEqual(lock.withLock { segment.takeWrittenSinceLastSync() }, 0..<(2 * page))   // the round's capture
+        memset(segment.base + 2 * page, 0x3C, 3 * page)
+        segment.length += 3 * page                      // written while the round synced others
+        segment.dropPagesWrittenSinceLastSync(lock: lock)
+        XCTAssertTrue(segment.takeWrittenSinceLastSync().isEmpty, "the drop did not take the pages it dropped")
+        for offset in stride(from: 2 * page, to: 5 * page, by: 512) {
+            XCTAssertEqual(segment.base.load(fromByteOffset: offset, as: UInt8.self), 0x3C)
+        }
+    }
 }

@@ -68,7 +68,7 @@ extension StoreEngine {
     private func syncRound() throws {
         typealias Round = (sealed: [Segment], active: Segment?, directory: Bool, captured: UInt64, written: Range<Int>, mark: SyncMark?,
                            removals: [String])
-        let round: Round? = try writeMutex.withLock {
+        let round: Round? = try writeMutex.withLockSpinning {
             guard !isClosed else { throw StoreError.closed }
             guard let syncer = backgroundSyncer else { return nil }
             let directoryDirty = syncer.directoryDirty
@@ -84,7 +84,13 @@ extension StoreEngine {
             try syncFailure.sync {
                 // The files records in this round name, before the records (AttachmentRegistry).
                 try attachments.syncWritten()
-                for segment in round.sealed { try segment.file.syncData() }
+                for segment in round.sealed {
+                    segment.dropPagesWrittenSinceLastSync(lock: writeMutex)
+                    try segment.file.syncData()
+                }
+                // The writer went on during the syncs above: what it wrote since the round
+                // began is written back by this fsync too, so it leaves the mapping as well.
+                round.active?.dropPagesWrittenSinceLastSync(lock: writeMutex)
                 try round.active?.file.syncData()
                 if round.directory { try Directory.sync(directory) }
             }
@@ -92,7 +98,7 @@ extension StoreEngine {
             attachments.restoreRemovals(round.removals)
             throw error
         }
-        writeMutex.withLock {
+        writeMutex.withLockSpinning {
             unsyncedSegments.removeAll { segment in round.sealed.contains { $0 === segment } }
             backgroundSyncer?.roundCompleted(captured: round.captured)
         }
@@ -113,7 +119,11 @@ extension StoreEngine {
         do {
             try syncFailure.sync {
                 try attachments.syncWritten()
-                for segment in unsyncedSegments { try segment.file.syncData() }
+                for segment in unsyncedSegments {
+                    let written = segment.takeWrittenSinceLastSync()
+                    segment.region.dropResidentPages(offset: written.lowerBound, count: written.count)
+                    try segment.file.syncData()
+                }
                 try active?.file.syncData()
                 if directoryDirty { try Directory.sync(directory) }
             }

@@ -51,7 +51,7 @@ extension StoreEngine {
     @discardableResult
     func recordSyncMark(_ mark: SyncMark?) -> Bool {
         guard let mark else { return false }
-        let (file, covered) = writeMutex.withLock { () -> (SystemFile?, Bool) in
+        let (file, covered) = writeMutex.withLockSpinning { () -> (SystemFile?, Bool) in
             let file = writeSyncMarkLocked(mark)
             return (file, file == nil && markCoversLocked(mark))
         }

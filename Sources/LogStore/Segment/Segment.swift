@@ -131,6 +131,13 @@ final class Segment: @unchecked Sendable {
         return writtenSinceSync..<end
     }
 
+    /// `takeWrittenSinceLastSync` under `lock` (the store's `writeMutex`), then those pages
+    /// out of the mapping, outside it: for a sync round about to fsync this segment.
+    func dropPagesWrittenSinceLastSync(lock: Mutex) {
+        let written = lock.withLockSpinning { takeWrittenSinceLastSync() }
+        region.dropResidentPages(offset: written.lowerBound, count: written.count)
+    }
+
     static let pageSize = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
 
     /// Bytes behind the write head that may stay resident; older written pages are dropped from
