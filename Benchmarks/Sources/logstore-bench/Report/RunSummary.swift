@@ -15,7 +15,7 @@ enum RunSummary {
         out.append("started \(ISO8601DateFormatter().string(from: outcome.started)), took \(Format.fixed(outcome.seconds, 0)) s; " +
                    "command: \(plan.commandLine)")
         out.append("keys key%08d (11 B); values pseudo-random bytes, different for every key (incompressible), stamped with key and " +
-                   "version and checked on every get; orders random (seeded \(config.seed)); each engine runs in a process of its own per group of workloads; " +
+                   "version and checked on every get; orders random (seeded \(config.seed)); each engine runs in a process of its own per group of workloads, after a sync(2); " +
                    "clock_gettime \(Format.fixed(outcome.clockOverheadNanos, 1)) ns, one read per op" +
                    (config.recordLatency ? " (p50/p99 of every op; included in ops/s)" : " (latency not recorded)"))
         out.append("sizes: 16 B and 100 B: \(Format.count(config.keys)) keys; 4 KiB: \(Format.count(config.keys4KiB)) keys; " +

@@ -69,6 +69,11 @@ struct Orchestrator {
                 (job.repetition > 0 || job.group.isVariantComparison && spec.isLogStoreFamily ? " (run \(job.repetition + 1))" : "") +
                 ": \(job.workloads.joined(separator: ", "))"
             progress(label + " ...")
+            // Untimed: the dirty pages the previous engines left (their stores are deleted,
+            // but not every page is dropped before writeback starts) reach the disk now, not
+            // during this engine's timed loop. Without it the first engine of a group ran ~10%
+            // slower at put/100B whichever engine it was (BENCHMARKS.md, issue 21).
+            sync()
             let jobStart = MonotonicClock.now()
             switch execute(job, spec) {
             case .success(let report):
