@@ -19,8 +19,8 @@ extension StoreEngine {
             lockFile = lock
         }
 
-        let pendingCommit = try finishInterruptedCompaction()
-        let opened = try openSegments(pendingCommit: pendingCommit)
+        let (pendingCommit, names) = try finishInterruptedCompaction()
+        let opened = try openSegments(names: names, pendingCommit: pendingCommit)
         // Version 2 segments: the store follows the point-in-time rule (FORMAT.md, "Recovery").
         let pointInTime = opened.segments.contains { $0.header.version >= 2 }
         let markedDurable = try openSyncMarkFile() ?? SyncMark(position: .start, nextSequence: 1)
@@ -105,11 +105,13 @@ extension StoreEngine {
 
     /// Completes a compaction whose commit file exists (renames its outputs into place and
     /// deletes its inputs), and removes temporary files of one that never committed. Returns the
-    /// commit when the store is read-only and so could not finish it.
-    private func finishInterruptedCompaction() throws -> CompactionCommit? {
+    /// commit when the store is read-only and so could not finish it, and the names in the
+    /// directory after all that (listed once: `openSegments` takes them).
+    private func finishInterruptedCompaction() throws -> (CompactionCommit?, [String]) {
         let commitPath = path(of: StoreFileName.compactionCommit)
         var commit: CompactionCommit?
-        if Directory.exists(commitPath) {
+        let commitExisted = Directory.exists(commitPath)
+        if commitExisted {
             do {
                 commit = try CompactionCommit.decode(try SystemFile(path: commitPath, flags: O_RDONLY).readAll(), path: commitPath)
             } catch {
@@ -118,7 +120,7 @@ extension StoreEngine {
                 recoveryReport.append("ignored unreadable compaction commit: \(error)")
             }
         }
-        if options.readOnly { return commit }
+        if options.readOnly { return (commit, try Directory.list(directory)) }
         if let commit, let missing = commit.newSegments.first(where: { id in
             !Directory.exists(segmentPath(id)) && !Directory.exists(segmentPath(id) + StoreFileName.temporarySuffix)
         }) {
@@ -140,11 +142,13 @@ extension StoreEngine {
             try Directory.sync(directory)
             recoveryReport.append("finished an interrupted compaction: \(commit.newSegments.count) new, \(commit.oldSegments.count) old segments")
         }
-        if Directory.exists(commitPath) { try Directory.remove(commitPath) }
-        for name in try Directory.list(directory) where name.hasSuffix(StoreFileName.temporarySuffix) {
+        if commitExisted { try Directory.remove(commitPath) }
+        var names = try Directory.list(directory)
+        for name in names where name.hasSuffix(StoreFileName.temporarySuffix) {
             try Directory.remove(path(of: name))
         }
-        return nil
+        names.removeAll { $0.hasSuffix(StoreFileName.temporarySuffix) }
+        return (nil, names)
     }
 
     // MARK: Segments
@@ -157,9 +161,8 @@ extension StoreEngine {
 
     /// Opens every segment file, choosing the newest written (not compacted) one as the active
     /// segment. Unreadable segment files are reported and left alone.
-    private func openSegments(pendingCommit: CompactionCommit?) throws -> OpenedSegments {
+    private func openSegments(names: [String], pendingCommit: CompactionCommit?) throws -> OpenedSegments {
         var files: [(id: UInt32, path: String)] = []
-        let names = try Directory.list(directory)
         for name in names {
             if let id = StoreFileName.segmentID(of: name) {
                 if pendingCommit?.oldSegments.contains(id) == true { continue }
@@ -176,7 +179,14 @@ extension StoreEngine {
         for file in files {
             highest = max(highest, file.id)
             do {
-                let segment = try Segment.open(path: file.path, writable: false, capacity: 0)
+                // The newest file is nearly always the active segment: opened writable at once
+                // (one open and one mapping instead of two of each; reopen time, issue 16). A
+                // compaction output there is opened again read-only.
+                var segment = try Segment.open(path: file.path, writable: !options.readOnly && file.id == files.last?.id,
+                                               capacity: options.segmentSize)
+                if segment.writable && segment.header.isCompactionOutput {
+                    segment = try Segment.open(path: file.path, writable: false, capacity: 0)
+                }
                 guard segment.id == file.id else {
                     recoveryReport.append("\(file.path): header names segment \(segment.id); file skipped")
                     continue
@@ -204,9 +214,10 @@ extension StoreEngine {
         // new segment's file is reserved up front (up to a whole segment), and replay can cut a
         // torn tail only in the active segment. When it is full the next write rolls.
         if !options.readOnly, let index = opened.lastIndex(where: { !$0.header.isCompactionOutput }) {
-            let writable = try Segment.open(path: opened[index].path, writable: true, capacity: options.segmentSize)
-            opened[index] = writable
-            active = writable
+            if !opened[index].writable {
+                opened[index] = try Segment.open(path: opened[index].path, writable: true, capacity: options.segmentSize)
+            }
+            active = opened[index]
         }
         for segment in opened { segments.add(segment) }
         nextSegmentID = highest &+ 1
@@ -225,14 +236,14 @@ extension StoreEngine {
     /// written after it. Returns false (leaving the keydir to be rebuilt) when it cannot be used.
     private func loadSnapshot(opened: OpenedSegments, pointInTime: Bool, marked: SyncMark,
                               recovered: inout PointInTimeReplay?) -> Bool {
-        let snapshotPath = path(of: StoreFileName.snapshot)
-        guard Directory.exists(snapshotPath) else { return false }
         let table: SpaceKeyDirs
         let snapshot: IndexSnapshot
         do {
             // Mapped copy-on-write: a version 3 snapshot's tables are served in place (the
             // keydir's base; changes land in private pages), an older one is decoded.
             (snapshot, table) = try mapSnapshot()
+        } catch StoreError.io(_, ENOENT) {
+            return false
         } catch {
             recoveryReport.append("index snapshot not used: \(error)")
             return false
@@ -244,7 +255,9 @@ extension StoreEngine {
                 recoveryReport.append("index snapshot not used: segment \(info.id) is missing")
                 return false
             }
-            let fileLength = (try? segment.file.size()) ?? -1
+            // Nothing has written to the segments since they were opened (replay comes after):
+            // their lengths are the file sizes read then.
+            let fileLength = segment.length
             let matches = info.id == snapshot.activeSegmentID ? fileLength >= Int(info.length) : fileLength == Int(info.length)
             guard matches else {
                 recoveryReport.append("index snapshot not used: segment \(info.id) is \(fileLength) bytes, snapshot says \(info.length)")
@@ -289,7 +302,7 @@ extension StoreEngine {
         keydir.table(for: LogStore.engineSpace)?.verifyAll()
         if keydir.isDamaged {
             // A block the replay touched failed its checksum: read the segments instead.
-            recoveryReport.append("index snapshot not used: a block of \(snapshotPath) failed its checksum")
+            recoveryReport.append("index snapshot not used: a block of \(path(of: StoreFileName.snapshot)) failed its checksum")
             snapshotOnDisk = nil
             return false
         }

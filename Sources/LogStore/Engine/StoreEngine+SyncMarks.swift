@@ -139,9 +139,15 @@ extension StoreEngine {
             guard Directory.exists(path), let bytes = try? SystemFile(path: path, flags: O_RDONLY).readAll() else { return nil }
             return SyncMarkFile.newest(in: bytes)?.mark
         }
-        let existed = Directory.exists(path)
-        let file = try SystemFile(path: path, flags: O_RDWR | O_CREAT)
-        if !existed { try Directory.sync(directory) }
+        // Opened without O_CREAT first (one system call when it exists, as it does after the
+        // first open); a new file's name is synced.
+        let file: SystemFile
+        do {
+            file = try SystemFile(path: path, flags: O_RDWR)
+        } catch StoreError.io(_, ENOENT) {
+            file = try SystemFile(path: path, flags: O_RDWR | O_CREAT)
+            try Directory.sync(directory)
+        }
         syncMarkFile = file
         guard let newest = SyncMarkFile.newest(in: try file.readAll()) else { return nil }
         lastSyncMark = newest.mark
