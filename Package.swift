@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "CChecksum"),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "LogStore", dependencies: ["CChecksum", "CZstd", "COpenSSL"]),
+        // AES-256-GCM for short values: AES-NI for the block cipher, libcrypto's GHASH (CRYPTO_gcm128_*).
+        .target(name: "CAESGCM", dependencies: ["COpenSSL"]),
+        .target(name: "LogStore", dependencies: ["CChecksum", "CZstd", "COpenSSL", "CAESGCM"]),
         // Tables as indexed record sets, the SQL subset, XML DAO configs and the typed Dao<T>.
         .target(name: "DAO", dependencies: ["LogStore", "CChecksum"]),
         // Typed key-value preferences, DataCenter, CustomStorage, user spaces, PurgeablePath.

@@ -121,6 +121,57 @@ final class AESGCMContextTests: XCTestCase {
         }
         XCTAssertEqual(failures.value, 0)
     }
+
+    /// The short-message path (AES-NI with libcrypto's GHASH, no EVP) and EVP give the same
+    /// bytes for random keys, nonces, additional data (with and without the prefix byte) and
+    /// every length up to past `shortMessageLimit`, and each opens what the other sealed.
+    func testShortMessagePathAgreesWithEVPByteForByte() throws {
+        var random = SystemRandomNumberGenerator()
+        func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        let lengths = Array(0...80) + [127, 128, 129, 255, 256, 257, 511, 1000, 1023, 1024, 1025, 1100, 4096]
+        for round in 0..<4 {
+            let key = bytes(32)
+            let short = try AESGCM(key: key)
+            let evp = try AESGCM(key: key, shortMessagePath: false)
+            #if arch(x86_64)
+            if round == 0 && !short.hasShortMessagePath { print("note: no AES-NI/PCLMULQDQ here; the short path is not used") }
+            #endif
+            XCTAssertFalse(evp.hasShortMessagePath)
+            for length in lengths {
+                let plaintext = bytes(length), nonce = bytes(AESGCM.nonceSize), aad = bytes(Int.random(in: 0...70, using: &random))
+                let prefix: UInt8? = length % 3 == 0 ? nil : UInt8(truncatingIfNeeded: length)
+                let sealedShort = try Self.seal(short, plaintext, nonce: nonce, prefix: prefix, aad: aad)
+                let sealedEVP = try Self.seal(evp, plaintext, nonce: nonce, prefix: prefix, aad: aad)
+                XCTAssertEqual(sealedShort, sealedEVP, "round \(round), length \(length)")
+                XCTAssertEqual(try Self.open(short, sealedEVP, nonce: nonce, prefix: prefix, aad: aad), plaintext)
+                XCTAssertEqual(try Self.open(evp, sealedShort, nonce: nonce, prefix: prefix, aad: aad), plaintext)
+            }
+        }
+    }
+
+    /// On the short path a refused tag leaves the output zeroed (no unauthenticated plaintext
+    /// escapes), for a flip of every byte of a 100-byte value and its tag.
+    func testShortPathRefusalZeroesTheOutput() throws {
+        let cipher = try AESGCM(key: Self.key)
+        let plaintext = [UInt8]((0..<100).map { UInt8($0 | 0x80) })
+        let nonce = Self.nonce(7), aad = [UInt8](repeating: 3, count: 20)
+        let sealed = try Self.seal(cipher, plaintext, nonce: nonce, prefix: 0x42, aad: aad)
+        for position in 0..<sealed.count {
+            var bad = sealed
+            bad[position] ^= 0x10
+            var output = [UInt8](repeating: 0xEE, count: plaintext.count)
+            let verified = try bad.withUnsafeBytes { s in
+                try nonce.withUnsafeBytes { n in
+                    try aad.withUnsafeBytes { a in
+                        try output.withUnsafeMutableBytes { try cipher.open(s, nonce: n, aadPrefix: 0x42, aad: a, into: $0.baseAddress!) }
+                    }
+                }
+            }
+            XCTAssertFalse(verified, "byte \(position)")
+            XCTAssertEqual(output, [UInt8](repeating: 0, count: plaintext.count), "byte \(position): output not wiped")
+        }
+        XCTAssertEqual(try Self.open(cipher, sealed, nonce: nonce, prefix: 0x42, aad: aad), plaintext, "a refusal broke the next open")
+    }
 }
 
 private final class LockedCounter: @unchecked Sendable {

@@ -1,3 +1,4 @@
+import CAESGCM
 import COpenSSL
 import Foundation
 import Synchronization
@@ -26,6 +27,14 @@ private let aes256GCM = FetchedCipher(pointer: EVP_CIPHER_fetch(nil, "AES-256-GC
 /// lock); a small locked pool behind it lets several threads seal and open at once. A context is
 /// used by one thread at a time (whoever took it out of the slot or pool); a context that failed
 /// mid-operation is freed, never reused.
+///
+/// Messages up to `shortMessageLimit` bytes skip EVP altogether where the CPU has AES-NI and
+/// PCLMULQDQ (`CAESGCM`: the block cipher with the AES instructions, GHASH and the GCM
+/// bookkeeping from libcrypto's `CRYPTO_gcm128_*`): OpenSSL 3's EVP costs ~1.5k instructions a
+/// call around ~1.2k of GCM work at 100 bytes (BENCHMARKS.md, "AES-GCM per-call overhead"). The
+/// output is the same standard GCM (tests compare the two paths byte for byte). Longer messages
+/// stay on EVP, whose stitched AES+GHASH code is faster in bulk. Those contexts are kept the
+/// same way, in one slot and a pool of their own (one context serves both directions).
 package final class AESGCM: @unchecked Sendable {
     package static let keySize = 32
     package static let nonceSize = 12
@@ -48,10 +57,26 @@ package final class AESGCM: @unchecked Sendable {
     /// Additional data up to this size is joined with its prefix byte on the stack.
     private static let stackAADLimit = 512
 
+    /// Messages (plaintexts) up to this many bytes take the `CAESGCM` path when it is there.
+    package static let shortMessageLimit = 1024
+    /// Whether this machine has the `CAESGCM` path (the first context was made at init).
+    package let hasShortMessagePath: Bool
+    /// `CAESGCM` contexts: one in the slot (its address; 0: empty), more in the pool.
+    private let shortSlot = Atomic<UInt>(0)
+    @exclusivity(unchecked) private var shortContexts: [OpaquePointer] = []
+
     /// - Throws: `StoreError.wrongKey(keyID: 0)` when the key is not 32 bytes.
-    package init(key: [UInt8]) throws {
+    package convenience init(key: [UInt8]) throws {
+        try self.init(key: key, shortMessagePath: true)
+    }
+
+    /// `shortMessagePath: false` keeps every message on EVP (tests compare the two paths).
+    package init(key: [UInt8], shortMessagePath: Bool) throws {
         guard key.count == Self.keySize else { throw StoreError.wrongKey(keyID: 0) }
         self.key = key
+        let first = shortMessagePath ? key.withUnsafeBufferPointer { us_gcm_new($0.baseAddress) } : nil
+        hasShortMessagePath = first != nil
+        if let first { shortSlot.store(UInt(bitPattern: Int(bitPattern: first)), ordering: .releasing) }
     }
 
     deinit {
@@ -59,6 +84,8 @@ package final class AESGCM: @unchecked Sendable {
         for slot in [encryptSlot.load(ordering: .acquiring), decryptSlot.load(ordering: .acquiring)] {
             if let context = OpaquePointer(bitPattern: slot) { EVP_CIPHER_CTX_free(context) }
         }
+        for context in shortContexts { us_gcm_free(context) }
+        if let context = OpaquePointer(bitPattern: shortSlot.load(ordering: .acquiring)) { us_gcm_free(context) }
     }
 
     /// Encrypts `plaintext` and writes ciphertext followed by the 16-byte tag to `output`
@@ -67,6 +94,16 @@ package final class AESGCM: @unchecked Sendable {
     package func seal(_ plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aadPrefix: UInt8? = nil,
               aad: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws {
         guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
+        if hasShortMessagePath && plaintext.count <= Self.shortMessageLimit {
+            let context = try takeShort()
+            let sealed = us_gcm_seal(context, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), aadPrefix == nil ? 0 : 1, aadPrefix ?? 0,
+                                     aad.baseAddress?.assumingMemoryBound(to: UInt8.self), aad.count,
+                                     plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), plaintext.count,
+                                     output.assumingMemoryBound(to: UInt8.self))
+            giveShort(context, reusable: sealed == 1)
+            guard sealed == 1 else { throw Self.failure("CRYPTO_gcm128 (seal)") }
+            return
+        }
         let context = try take(encrypting: true)
         var ok = false
         defer { give(context, encrypting: true, reusable: ok) }
@@ -129,10 +166,20 @@ package final class AESGCM: @unchecked Sendable {
                       aad: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws -> Bool {
         guard sealed.count >= Self.tagSize, let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
+        let cipherCount = sealed.count - Self.tagSize
+        if hasShortMessagePath && cipherCount <= Self.shortMessageLimit {
+            let context = try takeShort()
+            let opened = us_gcm_open(context, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), aadPrefix == nil ? 0 : 1, aadPrefix ?? 0,
+                                     aad.baseAddress?.assumingMemoryBound(to: UInt8.self), aad.count, base, cipherCount,
+                                     base + cipherCount, output.assumingMemoryBound(to: UInt8.self))
+            // A context whose tag was refused is freed too, as on the EVP path.
+            giveShort(context, reusable: opened == 1)
+            guard opened >= 0 else { throw Self.failure("CRYPTO_gcm128 (open)") }
+            return opened == 1
+        }
         let context = try take(encrypting: false)
         var ok = false
         defer { give(context, encrypting: false, reusable: ok) }
-        let cipherCount = sealed.count - Self.tagSize
         guard Self.setNonce(context, nonce, tag: UnsafeMutableRawPointer(mutating: base + cipherCount)),
               Self.authenticate(context, prefix: aadPrefix, aad, update: EVP_DecryptUpdate)
         else { throw Self.failure("EVP_DecryptUpdate (nonce, tag, additional data)") }
@@ -246,6 +293,34 @@ package final class AESGCM: @unchecked Sendable {
     private func giveSlow(_ context: OpaquePointer, encrypting: Bool) {
         mutex.withLock {
             if encrypting { encryptors.append(context) } else { decryptors.append(context) }
+        }
+    }
+
+    /// A `CAESGCM` context: the slot's, the pool's, or a new one.
+    @inline(__always)
+    private func takeShort() throws -> OpaquePointer {
+        if let context = OpaquePointer(bitPattern: shortSlot.exchange(0, ordering: .acquiring)) { return context }
+        return try takeShortSlow()
+    }
+
+    @inline(never)
+    private func takeShortSlow() throws -> OpaquePointer {
+        if let context = mutex.withLock({ shortContexts.popLast() }) { return context }
+        guard let context = key.withUnsafeBufferPointer({ us_gcm_new($0.baseAddress) }) else { throw Self.failure("us_gcm_new") }
+        return context
+    }
+
+    /// Returns a `CAESGCM` context to the slot or the pool, or frees it after a failure or a
+    /// refused tag.
+    @inline(__always)
+    private func giveShort(_ context: OpaquePointer, reusable: Bool) {
+        guard reusable else {
+            us_gcm_free(context)
+            return
+        }
+        let address = UInt(bitPattern: Int(bitPattern: context))
+        if !shortSlot.compareExchange(expected: 0, desired: address, successOrdering: .releasing, failureOrdering: .relaxed).exchanged {
+            mutex.withLock { shortContexts.append(context) }
         }
     }
 
