@@ -98,7 +98,9 @@ extension StoreEngine {
                     // The source must give the records of pass 1 again, in the same order.
                     guard ordinal < count else { throw StoreError.corrupt("streamed batch: more records on the second pass than the \(count) of the first") }
                     if needsPreparation(record) { try prepare(&record) }
-                    let fields = try self.fields(of: record, sequence: nextSequence + UInt64(ordinal), index: ordinal, count: count)
+                    let fields = try withUnsafePointer(to: &record) {
+                        try self.fields(of: $0, sequence: nextSequence + UInt64(ordinal), index: ordinal, count: count)
+                    }
                     let size = RecordCodec.encodedSize(fields, keyLength: record.key.count, valueLength: storedLength(of: record))
                     guard at + size <= end else { throw StoreError.corrupt("streamed batch: the second pass is longer than the first (\(total) bytes)") }
                     at += try withUnsafePointer(to: &record) { try encode($0, fields: fields, at: segment.base + at) }

@@ -5,13 +5,16 @@ extension StoreEngine {
     static let initialSegmentAllocation = 256 << 10
 
     /// Appends one record and applies it.
-    func write(_ record: PendingRecord) throws {
+    func write(_ record: consuming PendingRecord) throws {
         try validate(record)
         let written: UInt64
         if needsPreparation(record) {
+            // Consumed, then lent by address: the record (its key, value and crypt) is neither
+            // retained again nor copied through its value witnesses on the way to the segment
+            // (an encrypted put at 100 B: ~300 instructions of copies and destroys).
             var prepared = record
             try prepare(&prepared)
-            written = try withUnsafePointer(to: prepared) { pointer in
+            written = try withUnsafePointer(to: &prepared) { pointer in
                 try writeMutex.withLock { try appendLocked(UnsafeBufferPointer(start: pointer, count: 1)) }
             }
         } else {
@@ -88,7 +91,7 @@ extension StoreEngine {
         let fieldsOf = scratchFields.room(for: records.count)
         var total = 0
         for index in records.indices {
-            let fields = try self.fields(of: record[index], sequence: nextSequence + UInt64(index), index: index, count: records.count)
+            let fields = try self.fields(of: record + index, sequence: nextSequence + UInt64(index), index: index, count: records.count)
             total += RecordCodec.encodedSize(fields, keyLength: record[index].key.count, valueLength: storedLength(of: record[index]))
             fieldsOf[index] = fields
         }
@@ -142,14 +145,16 @@ extension StoreEngine {
 
     /// The header fields of the `index`th of `count` records of a write. Caller holds `writeMutex`.
     @inline(__always)
-    func fields(of record: PendingRecord, sequence: UInt64, index: Int, count: Int) throws -> RecordCodec.Fields {
-        var fields = RecordCodec.Fields(flags: record.flags, sequence: sequence, space: record.space,
-                                        expiresAtMillis: record.expiresAtMillis, rawLength: record.rawLength)
+    func fields(of record: UnsafePointer<PendingRecord>, sequence: UInt64, index: Int, count: Int) throws -> RecordCodec.Fields {
+        // Read through the pointer: a record passed by value was copied (its key, value and
+        // crypt retained, through its value witnesses) on the encrypted path.
+        var fields = RecordCodec.Fields(flags: record.pointee.flags, sequence: sequence, space: record.pointee.space,
+                                        expiresAtMillis: record.pointee.expiresAtMillis, rawLength: record.pointee.rawLength)
         if index > 0 { fields.flags.insert(.batchFollower) }
         if index < count - 1 { fields.flags.insert(.batchContinues) }
-        if record.flags.contains(.encrypted) {
+        if record.pointee.flags.contains(.encrypted) {
             guard let keyID = writeKeyID else {
-                throw StoreError.cryptRequired(key: "\(String(decoding: record.key, as: UTF8.self)) (the store has no default key)")
+                throw StoreError.cryptRequired(key: "\(String(decoding: record.pointee.key, as: UTF8.self)) (the store has no default key)")
             }
             fields.keyID = keyID
             fields.nonce = try nextNonce()
