@@ -20,28 +20,27 @@ struct us_gcm {
 
 #define US_AES_TARGET __attribute__((target("aes,pclmul,ssse3,sse4.1")))
 
-US_AES_TARGET static __m128i expand_even(__m128i previous, __m128i assisted) {
-    // assisted: aeskeygenassist of the odd key; its word 3 (RotWord/SubWord/Rcon) feeds in.
-    assisted = _mm_shuffle_epi32(assisted, 0xff);
-    __m128i shifted = _mm_slli_si128(previous, 4);
-    previous = _mm_xor_si128(previous, shifted);
+/// Each 32-bit word of the previous round key xored with the words below it (w0, w0^w1, ...):
+/// the chaining of FIPS-197's key expansion, four words at once.
+US_AES_TARGET static __m128i running_xor(__m128i words) {
+    __m128i shifted = _mm_slli_si128(words, 4);
+    words = _mm_xor_si128(words, shifted);
     shifted = _mm_slli_si128(shifted, 4);
-    previous = _mm_xor_si128(previous, shifted);
+    words = _mm_xor_si128(words, shifted);
     shifted = _mm_slli_si128(shifted, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    return _mm_xor_si128(previous, assisted);
+    return _mm_xor_si128(words, shifted);
 }
 
+/// The next even round key: `assisted` is aeskeygenassist of the odd key, whose word 3 is
+/// SubWord(RotWord(w)) ^ Rcon of that key's last word.
+US_AES_TARGET static __m128i expand_even(__m128i previous, __m128i assisted) {
+    return _mm_xor_si128(running_xor(previous), _mm_shuffle_epi32(assisted, 0xff));
+}
+
+/// The next odd round key: SubWord of the even key's last word, no rotation and no Rcon
+/// (AES-256's extra step; word 2 of aeskeygenassist).
 US_AES_TARGET static __m128i expand_odd(__m128i even, __m128i previous) {
-    // SubWord of the even key's word 3, no rotation and no Rcon (AES-256's extra step).
-    __m128i assisted = _mm_shuffle_epi32(_mm_aeskeygenassist_si128(even, 0x00), 0xaa);
-    __m128i shifted = _mm_slli_si128(previous, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    shifted = _mm_slli_si128(shifted, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    shifted = _mm_slli_si128(shifted, 4);
-    previous = _mm_xor_si128(previous, shifted);
-    return _mm_xor_si128(previous, assisted);
+    return _mm_xor_si128(running_xor(previous), _mm_shuffle_epi32(_mm_aeskeygenassist_si128(even, 0x00), 0xaa));
 }
 
 #define US_EXPAND(index, rcon)                                                              \
