@@ -171,7 +171,12 @@ int us_gcm_open(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t p
                 const uint8_t *aad, size_t aad_length, const uint8_t *input, size_t length,
                 const uint8_t *tag, uint8_t *output) {
     if (!begin(context, nonce, has_prefix, prefix, aad, aad_length)) return -1;
-    if (length > 0 && CRYPTO_gcm128_decrypt_ctr32(context->gcm, input, output, length, ctr32_function) != 0) return -1;
+    if (length > 0 && CRYPTO_gcm128_decrypt_ctr32(context->gcm, input, output, length, ctr32_function) != 0) {
+        // libcrypto refuses before it writes (a length past GCM's limit); wiped all the same,
+        // so no unauthenticated byte can be left in `output` on any failure.
+        OPENSSL_cleanse(output, length);
+        return -1;
+    }
     // Constant-time comparison inside libcrypto; 0 means the tag matches.
     if (CRYPTO_gcm128_finish(context->gcm, tag, 16) != 0) {
         if (length > 0) OPENSSL_cleanse(output, length);

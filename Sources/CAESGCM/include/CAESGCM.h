@@ -27,7 +27,8 @@ int us_gcm_seal(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t p
                 const uint8_t *aad, size_t aad_length, const uint8_t *input, size_t length, uint8_t *output);
 
 /// Decrypts `length` bytes of `input` into `output` and checks them against `tag`. Returns 1
-/// when the tag verifies; otherwise 0, with `output` zeroed. -1 when libcrypto refused.
+/// when the tag verifies; otherwise 0, with `output` zeroed. -1 (also with `output` zeroed)
+/// when libcrypto refused.
 int us_gcm_open(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t prefix,
                 const uint8_t *aad, size_t aad_length, const uint8_t *input, size_t length,
                 const uint8_t *tag, uint8_t *output);
