@@ -244,6 +244,18 @@ public final class LogStore: Sendable {
         try engine.withValue(key: key, space: space, crypt: nil, body) != nil
     }
 
+    /// Calls `body` with the key and value of every live record of `space`, in no particular
+    /// order, lent from the mapped segments under one hold of the read lock (for layers that
+    /// scan a whole space with a cheap test per record: the DAO's full-table filters). `value`
+    /// is nil for a record that cannot be lent as stored (encrypted, compressed, custom crypt,
+    /// or failing its checksum): read it by key to get it or the error that says why not.
+    /// `body` must not call into the store; writes wait until the walk ends.
+    /// - Throws: `StoreError.closed`; `StoreError.corrupt` when the index is damaged.
+    /// - Complexity: O(keys of `space`).
+    package func forEachStoredValue(space: KeySpace, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?) -> Void) throws {
+        try engine.forEachStoredValue(space: space, body)
+    }
+
     /// Stores `value` under `key`, protected by `crypt`: `DataCrypt.default` encrypts with the
     /// store's key (AES-256-GCM), a custom crypt with its own function, `DataCrypt.plain` not at
     /// all, nil as the store's options say. `purgeable` marks it for the cache cleaner.

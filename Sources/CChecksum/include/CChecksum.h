@@ -23,4 +23,8 @@ static inline uint8_t cs_flag_load(const uint8_t *flag) { return __atomic_load_n
 /// Sets a byte flag that other threads may read at the same time (relaxed atomic store).
 static inline void cs_flag_store(uint8_t *flag, uint8_t value) { __atomic_store_n(flag, value, __ATOMIC_RELAXED); }
 
+/// Asks the CPU to bring the cache line at `address` in for reading (a hint: no fault, no
+/// effect on results). Used by walks whose next reads are known ahead but scattered.
+static inline void cs_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
+
 #endif

@@ -6,9 +6,9 @@
 /// operator for every row (about 1,000 instructions a row for a BETWEEN). Other conjuncts go
 /// to the Evaluator as before.
 ///
-/// The conjuncts run in the WHERE clause's order with `Evaluator.condition`'s rules for AND:
-/// a false one ends the row (those after it are not evaluated, so cannot raise an error), a
-/// NULL one rejects the row but the rest are still evaluated.
+/// The conjuncts run in the WHERE clause's order, as SQLite runs its WHERE terms: a false or
+/// NULL one ends the row (SQLite's terms jump to the next row on either), so those after it
+/// are not evaluated and cannot raise an error.
 struct RowFilter {
     /// `column op constant`, with everything but the row's value decided.
     struct Comparison {
@@ -30,8 +30,8 @@ struct RowFilter {
 
     let conjuncts: [Conjunct]
 
-    /// Nil when no conjunct of `expr` is a column-constant comparison (the Evaluator then runs
-    /// the whole clause) or when a constant cannot be evaluated up front.
+    /// Nil when `expr` is one conjunct that is not a column-constant comparison (the Evaluator
+    /// then runs it).
     init?(_ expr: Expr, _ context: RowContext) {
         var parts: [Expr] = []
         Self.flatten(expr, into: &parts)
@@ -45,7 +45,9 @@ struct RowFilter {
                 conjuncts.append(.expression(part))
             }
         }
-        guard anyFast else { return nil }
+        // Several conjuncts without a fast one still go one by one, for the WHERE terms' rule
+        // on NULL above (the Evaluator's AND evaluates its right side after a NULL left one).
+        guard anyFast || parts.count > 1 else { return nil }
         self.conjuncts = conjuncts
     }
 
@@ -53,33 +55,27 @@ struct RowFilter {
     /// - Throws: what a conjunct evaluated by the Evaluator throws.
     @inline(__always)
     func matches(_ context: RowContext) throws -> Bool {
-        var passes = true
         for conjunct in conjuncts {
             switch conjunct {
             case .comparisons(let comparisons):
-                for comparison in comparisons {
-                    switch Self.holds(comparison, context) {
-                    case false?: return false
-                    case nil: passes = false
-                    case true?: break
-                    }
-                }
+                for comparison in comparisons where Self.holds(comparison, context) != true { return false }
             case .expression(let expr):
-                switch try Evaluator.condition(expr, context) {
-                case false?: return false
-                case nil: passes = false
-                case true?: break
-                }
+                if try Evaluator.condition(expr, context) != true { return false }
             }
         }
-        return passes
+        return true
     }
 
     /// The comparison for the current row: nil when either side is NULL.
     @inline(__always)
     private static func holds(_ comparison: Comparison, _ context: RowContext) -> Bool? {
+        holds(comparison, value: comparison.slot < 0 ? SQLValue.integer(context.rowid) : context.row[comparison.slot])
+    }
+
+    /// The comparison for a column value `value`: nil when either side is NULL.
+    @inline(__always)
+    static func holds(_ comparison: Comparison, value: SQLValue) -> Bool? {
         guard let constant = comparison.constant else { return nil }
-        let value = comparison.slot < 0 ? SQLValue.integer(context.rowid) : context.row[comparison.slot]
         if case .null = value { return nil }
         let left = comparison.affinity.map { SQLValues.apply($0, to: value, unlessKept: comparison.keepColumn) } ?? value
         let c = SQLValues.compare(left, constant)

@@ -121,6 +121,8 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var lastAccess: (path: AccessPath, ordered: Bool)?
     var lastPlan: String { lastAccess.map { $0.path.description + ($0.ordered ? " ORDERED" : "") } ?? "" }
     @exclusivity(unchecked) var rowsVisited = 0
+    /// Full scans that ran with a prefilter (`ScanPrefilter`), for tests.
+    @exclusivity(unchecked) var prefilteredScans = 0
 
     private init(store: LogStore) {
         self.store = store
@@ -138,7 +140,10 @@ public final class SQLDatabase: @unchecked Sendable {
         try DatabaseRegistry.shared.database(for: store) {
             let database = SQLDatabase(store: store)
             try database.loadCatalog()
-            store.closeHooks.add { [weak database] in database?.checkpointAtClose() }
+            // Found through the registry, not captured: a weak capture would give the database
+            // a side table (see `RowContext.database`), a strong one a cycle through the store.
+            let storeID = ObjectIdentifier(store)
+            store.closeHooks.add { DatabaseRegistry.shared.existingDatabase(storeID: storeID)?.checkpointAtClose() }
             return database
         }
     }
@@ -625,6 +630,15 @@ final class DatabaseRegistry: @unchecked Sendable {
     /// Whether `store` was closed (any call then throws).
     static func isClosed(_ store: LogStore) -> Bool {
         store.isClosed
+    }
+
+    /// The database of the store whose identifier is `storeID`, if one was attached. Called
+    /// by that store while it closes: the store is alive, so no other store has its identifier.
+    func existingDatabase(storeID: ObjectIdentifier) -> SQLDatabase? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let database = databases[storeID], ObjectIdentifier(database.store) == storeID else { return nil }
+        return database
     }
 
     func database(for store: LogStore, create: () throws -> SQLDatabase) throws -> SQLDatabase {

@@ -126,6 +126,68 @@ enum RowCodec {
         return Int(count)
     }
 
+    /// Finds the stored values of `columns` (ascending positions) in the row `bytes` without
+    /// building any value, for tests that decide on numbers alone: each column's type byte
+    /// (0 NULL, 1 integer, 2 real, 3 text, 4 blob; `absentColumn` when the row stores fewer
+    /// columns: one added later) and, for a number, its value (an integer as its bits, a real
+    /// as its bit pattern) go to `tags` and `payloads`, one slot per entry of `columns`.
+    /// False when the bytes are not a row of this format.
+    /// - Complexity: O(the last column asked for).
+    @inline(__always)
+    static func peekNumbers(_ bytes: UnsafeRawBufferPointer, columns: UnsafeBufferPointer<Int>,
+                            tags: UnsafeMutableBufferPointer<UInt8>, payloads: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        guard bytes.count >= 2, bytes[0] == formatVersion, let base = bytes.baseAddress else { return false }
+        let end = bytes.count
+        var position = 1
+        guard let count = readShortVarint(base, &position, end), count < 1 << 20 else { return false }
+        var column = 0
+        for (slot, wanted) in columns.enumerated() {
+            guard wanted < Int(count) else {
+                for rest in slot..<columns.count { tags[rest] = absentColumn }
+                return true
+            }
+            while true {
+                guard position < end else { return false }
+                let tag = base.load(fromByteOffset: position, as: UInt8.self)
+                position += 1
+                let keep = column == wanted
+                switch tag {
+                case 0:
+                    if keep { payloads[slot] = 0 }
+                case 1:
+                    guard let raw = readShortVarint(base, &position, end) else { return false }
+                    if keep { payloads[slot] = (raw >> 1) ^ (0 &- (raw & 1)) }
+                case 2:
+                    guard end - position >= 8 else { return false }
+                    if keep { payloads[slot] = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
+                    position += 8
+                case 3, 4:
+                    guard let length = readShortVarint(base, &position, end), length <= UInt64(end - position) else { return false }
+                    position += Int(length)
+                default:
+                    return false
+                }
+                column += 1
+                if keep { tags[slot] = tag; break }
+            }
+        }
+        return true
+    }
+
+    /// The type byte `peekNumbers` gives a column the row does not store.
+    static let absentColumn: UInt8 = 0xFF
+
+    /// A varint with the one-byte case inline (column counts, small integers, short lengths).
+    @inline(__always)
+    private static func readShortVarint(_ base: UnsafeRawPointer, _ position: inout Int, _ end: Int) -> UInt64? {
+        guard position < end else { return nil }
+        let first = base.load(fromByteOffset: position, as: UInt8.self)
+        if first < 0x80 { position += 1; return UInt64(first) }
+        guard let read = Varint.read(base, at: position, limit: end) else { return nil }
+        position = read.next
+        return read.value
+    }
+
     /// Reads one stored value of type `tag` at `position` and moves past it. With `keep` false
     /// the value is skipped without being built (and `.null` returned). Nil when the bytes are
     /// not a value of this format.

@@ -42,6 +42,13 @@ struct SegmentTable {
     @inline(__always)
     mutating func setLimit(_ limit: Int, of id: UInt32) { limits[Int(id)] = limit }
 
+    /// Calls `body` with the flat arrays of bases and limits (indexed by segment id), for
+    /// loops over many records that should not look the arrays up again per record.
+    @inline(__always)
+    func withBasesAndLimits<Result>(_ body: (UnsafeBufferPointer<UnsafeRawPointer?>, UnsafeBufferPointer<Int>) throws -> Result) rethrows -> Result {
+        try bases.withUnsafeBufferPointer { bases in try limits.withUnsafeBufferPointer { limits in try body(bases, limits) } }
+    }
+
     @inline(__always)
     func base(of id: UInt32) -> UnsafeRawPointer? {
         Int(id) < bases.count ? bases[Int(id)] : nil

@@ -199,6 +199,17 @@ final class KeyDir {
         count += 1
     }
 
+    /// Calls `body` with every entry, in slot order, and `ahead` with the entry `distance`
+    /// slots further on before it (so a caller can prefetch what it will read there).
+    @inline(__always)
+    func forEach(lookingAhead distance: Int, _ ahead: (Entry) -> Void, _ body: (Entry) throws -> Void) rethrows {
+        verifyAll()
+        for i in 0..<capacity {
+            if i + distance < capacity && slots[i + distance].tag != 0 { ahead(slots[i + distance]) }
+            if slots[i].tag != 0 { try body(slots[i]) }
+        }
+    }
+
     /// Calls `body` with every entry, in slot order.
     func forEach(_ body: (Entry) throws -> Void) rethrows {
         verifyAll()

@@ -1,0 +1,203 @@
+import LogStore
+
+/// A full-table scan's leading column-constant comparisons, tried on every stored row in place
+/// before any row is read by key.
+///
+/// A full scan reads its rows in rowid order, each through the store's keydir (a hash, a probe,
+/// a header, a checksum: ~500 instructions) and decodes them into values before the WHERE
+/// clause can reject them. The prefilter walks the table's key space once instead
+/// (`LogStore.forEachStoredValue`: slot order, no hashing), reads only the compared columns'
+/// stored numbers, and keeps the rowids of the rows it cannot rule out; the scan then reads
+/// those rows, in rowid order, through the usual path, which evaluates the whole WHERE clause
+/// again. So the prefilter only has to be sound: it drops a row only when the usual path
+/// would reject it without evaluating anything that could raise an error.
+///
+/// What it decides, per row, with `RowFilter.holds` (the usual path's own test): integers,
+/// reals and NULLs stored in the compared columns, and the rowid. A text or blob value, a
+/// column added after the row was written, a record it cannot read in place (encrypted,
+/// compressed, failing its checksum) leave the row in: the usual path decides it, and reports
+/// what is wrong with it.
+struct ScanPrefilter {
+    /// One comparison, with all but the row's value decided when the statement starts.
+    struct Test {
+        /// What the constant is, for the comparisons below.
+        enum Constant {
+            case integer(Int64)
+            case real(Double)
+            /// A text or blob: any number sorts before it (`SQLValues.rank`).
+            case aboveNumbers
+            /// NULL: the comparison is NULL for every row.
+            case null
+
+            var isNull: Bool {
+                if case .null = self { return true }
+                return false
+            }
+        }
+
+        /// The position in `columns` of the compared column; -1: the rowid.
+        let column: Int
+        let op: BinaryOperator
+        let constant: Constant
+        /// The comparison's affinity turns a stored integer into a real (REAL affinity on a
+        /// column that does not keep its storage class): compared as `Double(i)`.
+        let integerAsReal: Bool
+        /// The comparison's affinity turns a stored number into text: undecided here.
+        let numbersUndecided: Bool
+        /// A stored text or blob is compared as it is (no affinity converts it), so against a
+        /// numeric constant its storage class decides.
+        let bytesByClass: Bool
+    }
+
+    let tests: [Test]
+    /// The compared columns (table positions, ascending, no repeats).
+    let columns: [Int]
+
+    /// Nil when the filter starts with no comparison a stored row can decide.
+    init?(_ filter: RowFilter, table: TableState) {
+        var comparisons: [RowFilter.Comparison] = []
+        for conjunct in filter.conjuncts {
+            guard case .comparisons(let parts) = conjunct else { break }
+            comparisons.append(contentsOf: parts)
+        }
+        guard !comparisons.isEmpty else { return nil }
+        let rowidColumn = table.definition.rowidColumn
+        func isRowid(_ slot: Int) -> Bool { slot < 0 || slot == rowidColumn }
+        let columns = Array(Set(comparisons.map(\.slot).filter { !isRowid($0) })).sorted()
+        tests = comparisons.map { comparison in
+            let affinity = comparison.affinity
+            let constant: Test.Constant
+            switch comparison.constant {
+            case .integer(let value)?: constant = .integer(value)
+            case .real(let value)?: constant = .real(value)
+            case nil, .null?: constant = .null
+            case .text?, .invalidText?, .blob?: constant = .aboveNumbers
+            }
+            return Test(column: isRowid(comparison.slot) ? -1 : columns.firstIndex(of: comparison.slot) ?? -1,
+                        op: comparison.op, constant: constant,
+                        integerAsReal: affinity == .real && !comparison.keepColumn,
+                        numbersUndecided: affinity == .text && !comparison.keepColumn,
+                        bytesByClass: affinity == nil || affinity == .blob)
+        }
+        self.columns = columns
+    }
+
+    /// The rowids of `table`'s rows that the filter does not rule out, ascending; `walked`
+    /// grows by the rows ruled out. The caller makes sure that the table has no pending rows
+    /// (they are not in the store yet).
+    /// - Throws: what `LogStore.forEachStoredValue` throws (a closed store, a damaged index).
+    /// - Complexity: O(rows of the table), plus the sort of the rowids kept.
+    func candidates(of table: TableState, in store: LogStore, walked: inout Int) throws -> [Int64] {
+        var kept: [Int64] = []
+        var records = 0
+        let width = max(columns.count, 1)
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width) { tags in
+            try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: width) { payloads in
+                try columns.withUnsafeBufferPointer { columns in try tests.withUnsafeBufferPointer { tests in
+                    try store.forEachStoredValue(space: table.space) { key, value in
+                        guard key.count == 8 else { return }   // not a row key
+                        records += 1
+                        let rowid = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
+                        if let value, RowCodec.peekNumbers(value, columns: columns, tags: tags, payloads: payloads),
+                           Self.rulesOut(tests, rowid: rowid, tags: tags, payloads: payloads) {
+                            return
+                        }
+                        kept.append(rowid)
+                    }
+                } }
+            }
+        }
+        // The rows ruled out here were looked at; the scan counts the others when it reads them.
+        walked += records - kept.count
+        kept.sort()
+        return Self.intersect(kept, table.rowids)
+    }
+
+    /// Whether the row with these stored values certainly fails the filter.
+    @inline(__always)
+    private static func rulesOut(_ tests: UnsafeBufferPointer<Test>, rowid: Int64,
+                                 tags: UnsafeMutableBufferPointer<UInt8>, payloads: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+        for test in tests {
+            let order: Int
+            if test.column < 0 {
+                order = Self.order(ofInteger: rowid, test)
+            } else {
+                switch tags[test.column] {
+                case 0: return true   // NULL: the comparison is NULL, which ends the row
+                case 1:
+                    if test.numbersUndecided { continue }
+                    order = Self.order(ofInteger: Int64(bitPattern: payloads[test.column]), test)
+                case 2:
+                    if test.numbersUndecided { continue }
+                    order = Self.order(ofReal: Double(bitPattern: payloads[test.column]), test)
+                case 3, 4:
+                    // Undecided unless compared as stored with a number (then a number sorts
+                    // first); a NULL constant is decided below.
+                    guard test.bytesByClass else { continue }
+                    switch test.constant {
+                    case .integer, .real: order = 1
+                    case .null: order = 0
+                    case .aboveNumbers: continue
+                    }
+                default: continue   // a column added after the row: its default decides
+                }
+            }
+            // Not true (false, or NULL against a NULL constant): the row ends here.
+            let holds: Bool
+            switch test.op {
+            case .equal: holds = order == 0
+            case .notEqual: holds = order != 0
+            case .less: holds = order < 0
+            case .lessEqual: holds = order <= 0
+            case .greater: holds = order > 0
+            case .greaterEqual: holds = order >= 0
+            default: continue
+            }
+            if !holds || test.constant.isNull { return true }
+        }
+        return false
+    }
+
+    /// The stored value's order against the constant, as `SQLValues.compare` gives it after
+    /// the comparison's affinity (any value for a NULL constant: the caller rejects).
+    @inline(__always)
+    private static func order(ofInteger value: Int64, _ test: Test) -> Int {
+        if test.integerAsReal { return order(ofReal: Double(value), test) }
+        switch test.constant {
+        case .integer(let c): return value < c ? -1 : (value > c ? 1 : 0)
+        case .real(let c): return SQLValues.compareIntReal(value, c)
+        case .aboveNumbers: return -1
+        case .null: return 0
+        }
+    }
+
+    @inline(__always)
+    private static func order(ofReal value: Double, _ test: Test) -> Int {
+        switch test.constant {
+        case .real(let c): return value < c ? -1 : (value > c ? 1 : 0)
+        case .integer(let c): return -SQLValues.compareIntReal(c, value)
+        case .aboveNumbers: return -1
+        case .null: return 0
+        }
+    }
+
+    /// The elements of `sorted` that are rowids of `rowids` (both ascending): the store's key
+    /// space and the table's rowid order agree, and this keeps the scan to the latter even if
+    /// they did not.
+    private static func intersect(_ sorted: [Int64], _ rowids: SortedChunks<Int64>) -> [Int64] {
+        guard !sorted.isEmpty else { return [] }
+        var result: [Int64] = []
+        result.reserveCapacity(sorted.count)
+        var next = 0
+        for chunk in rowids.chunks {
+            guard let last = chunk.last, last >= sorted[next] else { continue }
+            for rowid in chunk {
+                while next < sorted.count && sorted[next] < rowid { next += 1 }
+                guard next < sorted.count else { return result }
+                if sorted[next] == rowid { result.append(rowid); next += 1 }
+                if next == sorted.count { return result }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,45 @@
+import CChecksum
+
+extension StoreEngine {
+    /// Calls `body` with the key and the value of every live, unexpired record of `space`, in
+    /// the keydir's slot order (no particular key order), all under one hold of the read lock.
+    /// The bytes are lent from the mapped segments and valid only during the call.
+    ///
+    /// `value` is nil for a record that cannot be lent as stored: encrypted, compressed or
+    /// custom-encrypted, and one that fails its checksum. A caller that needs such a value
+    /// reads it again by key (`withValue`), which decodes it or reports what is wrong; the walk
+    /// itself never throws for a record, so one bad record does not hide the others.
+    ///
+    /// `body` runs under the read lock: it must not call back into the store, and writers wait
+    /// until the walk ends.
+    /// - Throws: `StoreError.closed`; `StoreError.corrupt` when the keydir is damaged.
+    /// - Complexity: O(keys of `space`): no hashing, no probing.
+    func forEachStoredValue(space: UInt32, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) -> Void) throws {
+        try rw.withReadLock {
+            guard !isClosed else { throw StoreError.closed }
+            let now = Clock.nowMillis()
+            guard let table = keydir.table(for: space) else { return }
+            segments.withBasesAndLimits { bases, limits in
+                // The records lie scattered in slot order: each one's first two cache lines
+                // (a short record's header, key and value) are asked for 16 slots ahead, so
+                // their misses overlap the work on the records before it.
+                table.forEach(lookingAhead: 16, { entry in
+                    if Int(entry.segment) < bases.count, let base = bases[Int(entry.segment)] {
+                        cs_prefetch(base + Int(entry.offset))
+                        cs_prefetch(base + Int(entry.offset) + 64)
+                    }
+                }) { entry in
+                    guard Int(entry.segment) < bases.count, let base = bases[Int(entry.segment)] else { return }
+                    let offset = Int(entry.offset)
+                    guard let header = RecordCodec.decodeHeader(base, at: offset, limit: limits[Int(entry.segment)]),
+                          header.space == space, !header.isExpired(nowMillis: now) else { return }
+                    let key = UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)
+                    let lendable = header.flags.isDisjoint(with: [.encrypted, .compressed, .customCrypt])
+                        && RecordCodec.checksumMatches(base, at: offset, header: header)
+                    body(key, lendable ? UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength) : nil)
+                }
+            }
+            if keydir.isDamaged { throw indexDamagedError() }
+        }
+    }
+}
