@@ -155,8 +155,12 @@ enum RowCodec {
                 case 0:
                     if keep { payloads[slot] = 0 }
                 case 1:
-                    guard let raw = readShortVarint(base, &position, end) else { return false }
-                    if keep { payloads[slot] = (raw >> 1) ^ (0 &- (raw & 1)) }
+                    if keep {
+                        guard let raw = readShortVarint(base, &position, end) else { return false }
+                        payloads[slot] = (raw >> 1) ^ (0 &- (raw & 1))
+                    } else {
+                        guard skipVarint(base, &position, end) else { return false }
+                    }
                 case 2:
                     guard end - position >= 8 else { return false }
                     if keep { payloads[slot] = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
@@ -172,6 +176,20 @@ enum RowCodec {
             }
         }
         return true
+    }
+
+    /// Moves past a varint without decoding it; false for what `Varint.read` refuses (one that
+    /// runs past `end`, is longer than 10 bytes or holds more than 64 bits).
+    @inline(__always)
+    private static func skipVarint(_ base: UnsafeRawPointer, _ position: inout Int, _ end: Int) -> Bool {
+        let start = position
+        let limit = min(end, position + 10)
+        while position < limit {
+            let byte = base.load(fromByteOffset: position, as: UInt8.self)
+            position += 1
+            if byte < 0x80 { return position - start < 10 || byte <= 1 }
+        }
+        return false
     }
 
     /// The type byte `peekNumbers` gives a column the row does not store.
