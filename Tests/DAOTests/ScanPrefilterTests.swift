@@ -66,6 +66,25 @@ final class ScanPrefilterTests: XCTestCase {
         for pair in arguments { d.check("SELECT id FROM m WHERE id >= ? AND k <= ?", pair) }
     }
 
+    /// The prefilter decides the stored values themselves: numbers, texts and blobs compared
+    /// in place keep only the rows that match (the usual path then reads those alone).
+    func testStoredValuesOfEveryClassAreDecidedInPlace() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE v (id INTEGER PRIMARY KEY, n INTEGER, r REAL, s TEXT, b BLOB, x)"])
+        for i in 0..<200 {
+            d.run(["INSERT INTO v VALUES (\(i), \(i % 10), \(Double(i) / 8), 'name-\(i % 20)', x'\(String(format: "%04x", i % 5))', \(i % 3 == 0 ? "'t\(i % 7)'" : String(i % 7)))"])
+        }
+        for (sql, rows) in [("SELECT id FROM v WHERE n = 3", 20), ("SELECT id FROM v WHERE r BETWEEN 2 AND 3", 9),
+                            ("SELECT id FROM v WHERE s = 'name-7'", 10), ("SELECT id FROM v WHERE s >= 'name-5' AND s < 'name-6'", 10),
+                            ("SELECT id FROM v WHERE b = x'0003'", 40), ("SELECT id FROM v WHERE b > x'0003'", 40),
+                            ("SELECT id FROM v WHERE x = 't2'", 10), ("SELECT id FROM v WHERE x < 3", 58),
+                            ("SELECT id FROM v WHERE n > 8 AND s = 'name-19'", 10)] {
+            d.database.prefilterKeptRows = 0
+            XCTAssertEqual(d.check(sql)?.count, rows, sql)
+            XCTAssertEqual(d.database.prefilterKeptRows, rows, "\(sql): rows kept by the prefilter")
+        }
+    }
+
     /// A WHERE conjunct that is NULL rejects the row before the conjuncts after it are
     /// evaluated, as in SQLite (its WHERE terms jump to the next row on false or NULL): an
     /// expression after it that would raise an error for that row is not evaluated, with or

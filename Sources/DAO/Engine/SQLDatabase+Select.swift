@@ -423,6 +423,7 @@ extension SQLDatabase {
            !table.isTransient, table.overlay.isEmpty {
             let kept = try prefilter.candidates(of: table, in: store, walked: &rowsVisited)
             prefilteredScans += 1
+            prefilterKeptRows += kept.count
             path = .rowids(reverse ? kept.reversed() : kept)
         }
         // Result columns are evaluated only for the rows returned, as in SQLite (a row skipped

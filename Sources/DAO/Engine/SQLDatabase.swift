@@ -121,8 +121,9 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var lastAccess: (path: AccessPath, ordered: Bool)?
     var lastPlan: String { lastAccess.map { $0.path.description + ($0.ordered ? " ORDERED" : "") } ?? "" }
     @exclusivity(unchecked) var rowsVisited = 0
-    /// Full scans that ran with a prefilter (`ScanPrefilter`), for tests.
+    /// Full scans that ran with a prefilter (`ScanPrefilter`) and the rows those kept, for tests.
     @exclusivity(unchecked) var prefilteredScans = 0
+    @exclusivity(unchecked) var prefilterKeptRows = 0
 
     private init(store: LogStore) {
         self.store = store

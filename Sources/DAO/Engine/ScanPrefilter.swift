@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LogStore
 
 /// A full-table scan's leading column-constant comparisons, tried on every stored row in place
@@ -12,11 +17,12 @@ import LogStore
 /// again. So the prefilter only has to be sound: it drops a row only when the usual path
 /// would reject it without evaluating anything that could raise an error.
 ///
-/// What it decides, per row, with `RowFilter.holds` (the usual path's own test): integers,
-/// reals and NULLs stored in the compared columns, and the rowid. A text or blob value, a
-/// column added after the row was written, a record it cannot read in place (encrypted,
-/// compressed, failing its checksum) leave the row in: the usual path decides it, and reports
-/// what is wrong with it.
+/// What it decides, per row, with the usual path's rules (`RowFilter.holds`: the comparison's
+/// affinity, then `SQLValues.compare`): the values stored in the compared columns and the
+/// rowid. What an affinity would convert (a text under a numeric affinity, a number under
+/// TEXT), a column added after the row was written and a record it cannot read in place
+/// (encrypted, compressed, failing its checksum) leave the row in: the usual path decides it,
+/// and reports what is wrong with it.
 struct ScanPrefilter {
     /// One comparison, with all but the row's value decided when the statement starts.
     struct Test {
@@ -24,8 +30,9 @@ struct ScanPrefilter {
         enum Constant {
             case integer(Int64)
             case real(Double)
-            /// A text or blob: any number sorts before it (`SQLValues.rank`).
-            case aboveNumbers
+            /// A text or a blob, as bytes at this offset of `constantBytes`.
+            case text(offset: Int, count: Int)
+            case blob(offset: Int, count: Int)
             /// NULL: the comparison is NULL for every row.
             case null
 
@@ -44,12 +51,16 @@ struct ScanPrefilter {
         let integerAsReal: Bool
         /// The comparison's affinity turns a stored number into text: undecided here.
         let numbersUndecided: Bool
-        /// A stored text or blob is compared as it is (no affinity converts it), so against a
-        /// numeric constant its storage class decides.
-        let bytesByClass: Bool
+        /// A stored text is compared as it is (the comparison's affinity is TEXT, BLOB or
+        /// none); a numeric affinity may make it a number: undecided here. (No affinity
+        /// changes a blob.)
+        let textKept: Bool
     }
 
     let tests: [Test]
+    /// The bytes of the text and blob constants, one after the other (kept out of `Test` so
+    /// that reading a test copies no reference-counted value).
+    let constantBytes: [UInt8]
     /// The compared columns (table positions, ascending, no repeats).
     let columns: [Int]
 
@@ -64,6 +75,7 @@ struct ScanPrefilter {
         let rowidColumn = table.definition.rowidColumn
         func isRowid(_ slot: Int) -> Bool { slot < 0 || slot == rowidColumn }
         let columns = Array(Set(comparisons.map(\.slot).filter { !isRowid($0) })).sorted()
+        var bytes: [UInt8] = []
         tests = comparisons.map { comparison in
             let affinity = comparison.affinity
             let constant: Test.Constant
@@ -71,14 +83,23 @@ struct ScanPrefilter {
             case .integer(let value)?: constant = .integer(value)
             case .real(let value)?: constant = .real(value)
             case nil, .null?: constant = .null
-            case .text?, .invalidText?, .blob?: constant = .aboveNumbers
+            case .text(let text)?:
+                constant = .text(offset: bytes.count, count: text.utf8.count)
+                bytes.append(contentsOf: text.utf8)
+            case .invalidText(let text)?:
+                constant = .text(offset: bytes.count, count: text.count)
+                bytes.append(contentsOf: text)
+            case .blob(let blob)?:
+                constant = .blob(offset: bytes.count, count: blob.count)
+                bytes.append(contentsOf: blob)
             }
             return Test(column: isRowid(comparison.slot) ? -1 : columns.firstIndex(of: comparison.slot) ?? -1,
                         op: comparison.op, constant: constant,
                         integerAsReal: affinity == .real && !comparison.keepColumn,
                         numbersUndecided: affinity == .text && !comparison.keepColumn,
-                        bytesByClass: affinity == nil || affinity == .blob)
+                        textKept: affinity == nil || affinity == .blob || affinity == .text)
         }
+        constantBytes = bytes
         self.columns = columns
     }
 
@@ -94,15 +115,17 @@ struct ScanPrefilter {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width) { tags in
             try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: width) { payloads in
                 try columns.withUnsafeBufferPointer { columns in try tests.withUnsafeBufferPointer { tests in
-                    try store.forEachStoredValue(space: table.space) { key, value in
-                        guard key.count == 8 else { return }   // not a row key
-                        records += 1
-                        let rowid = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
-                        if let value, RowCodec.peekNumbers(value, columns: columns, tags: tags, payloads: payloads),
-                           Self.rulesOut(tests, rowid: rowid, tags: tags, payloads: payloads) {
-                            return
+                    try constantBytes.withUnsafeBytes { constants in
+                        try store.forEachStoredValue(space: table.space) { key, value in
+                            guard key.count == 8 else { return }   // not a row key
+                            records += 1
+                            let rowid = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
+                            if let value, RowCodec.peekValues(value, columns: columns, tags: tags, payloads: payloads),
+                               Self.rulesOut(tests, constants, rowid: rowid, row: value, tags: tags, payloads: payloads) {
+                                return
+                            }
+                            kept.append(rowid)
                         }
-                        kept.append(rowid)
                     }
                 } }
             }
@@ -115,8 +138,9 @@ struct ScanPrefilter {
 
     /// Whether the row with these stored values certainly fails the filter.
     @inline(__always)
-    private static func rulesOut(_ tests: UnsafeBufferPointer<Test>, rowid: Int64,
-                                 tags: UnsafeMutableBufferPointer<UInt8>, payloads: UnsafeMutableBufferPointer<UInt64>) -> Bool {
+    private static func rulesOut(_ tests: UnsafeBufferPointer<Test>, _ constants: UnsafeRawBufferPointer, rowid: Int64,
+                                 row: UnsafeRawBufferPointer, tags: UnsafeMutableBufferPointer<UInt8>,
+                                 payloads: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         for test in tests {
             let order: Int
             if test.column < 0 {
@@ -130,14 +154,22 @@ struct ScanPrefilter {
                 case 2:
                     if test.numbersUndecided { continue }
                     order = Self.order(ofReal: Double(bitPattern: payloads[test.column]), test)
-                case 3, 4:
-                    // Undecided unless compared as stored with a number (then a number sorts
-                    // first); a NULL constant is decided below.
-                    guard test.bytesByClass else { continue }
+                case 3:
+                    // A text: numbers sort before it and blobs after it (SQLValues.rank), texts
+                    // by their bytes; a NULL constant is decided below.
+                    guard test.textKept else { continue }
                     switch test.constant {
                     case .integer, .real: order = 1
+                    case .text(let offset, let count): order = compare(row, payloads[test.column], constants, offset, count)
+                    case .blob: order = -1
                     case .null: order = 0
-                    case .aboveNumbers: continue
+                    }
+                case 4:
+                    // A blob, which no affinity changes: after numbers and texts, blobs by bytes.
+                    switch test.constant {
+                    case .integer, .real, .text: order = 1
+                    case .blob(let offset, let count): order = compare(row, payloads[test.column], constants, offset, count)
+                    case .null: order = 0
                     }
                 default: continue   // a column added after the row: its default decides
                 }
@@ -166,7 +198,7 @@ struct ScanPrefilter {
         switch test.constant {
         case .integer(let c): return value < c ? -1 : (value > c ? 1 : 0)
         case .real(let c): return SQLValues.compareIntReal(value, c)
-        case .aboveNumbers: return -1
+        case .text, .blob: return -1
         case .null: return 0
         }
     }
@@ -176,9 +208,23 @@ struct ScanPrefilter {
         switch test.constant {
         case .real(let c): return value < c ? -1 : (value > c ? 1 : 0)
         case .integer(let c): return -SQLValues.compareIntReal(c, value)
-        case .aboveNumbers: return -1
+        case .text, .blob: return -1
         case .null: return 0
         }
+    }
+
+    /// The stored bytes `located` (`RowCodec.peekValues`: offset << 32 | count) in `row`
+    /// against `count` bytes at `offset` of `constants`, as `SQLValues.compareBytes` orders them.
+    @inline(__always)
+    private static func compare(_ row: UnsafeRawBufferPointer, _ located: UInt64, _ constants: UnsafeRawBufferPointer,
+                                _ offset: Int, _ count: Int) -> Int {
+        let storedOffset = Int(located >> 32), storedCount = Int(located & 0xFFFF_FFFF)
+        let common = min(storedCount, count)
+        if common > 0, let stored = row.baseAddress, let constant = constants.baseAddress {
+            let c = memcmp(stored + storedOffset, constant + offset, common)
+            if c != 0 { return c < 0 ? -1 : 1 }
+        }
+        return storedCount < count ? -1 : (storedCount > count ? 1 : 0)
     }
 
     /// The elements of `sorted` that are rowids of `rowids` (both ascending): the store's key

@@ -127,14 +127,14 @@ enum RowCodec {
     }
 
     /// Finds the stored values of `columns` (ascending positions) in the row `bytes` without
-    /// building any value, for tests that decide on numbers alone: each column's type byte
-    /// (0 NULL, 1 integer, 2 real, 3 text, 4 blob; `absentColumn` when the row stores fewer
-    /// columns: one added later) and, for a number, its value (an integer as its bits, a real
-    /// as its bit pattern) go to `tags` and `payloads`, one slot per entry of `columns`.
-    /// False when the bytes are not a row of this format.
+    /// building any value: each column's type byte (0 NULL, 1 integer, 2 real, 3 text, 4 blob;
+    /// `absentColumn` when the row stores fewer columns: one added later) and its payload (an
+    /// integer as its bits, a real as its bit pattern, a text or blob as its offset in `bytes`
+    /// times 2^32 plus its length) go to `tags` and `payloads`, one slot per entry of
+    /// `columns`. False when the bytes are not a row of this format.
     /// - Complexity: O(the last column asked for).
     @inline(__always)
-    static func peekNumbers(_ bytes: UnsafeRawBufferPointer, columns: UnsafeBufferPointer<Int>,
+    static func peekValues(_ bytes: UnsafeRawBufferPointer, columns: UnsafeBufferPointer<Int>,
                             tags: UnsafeMutableBufferPointer<UInt8>, payloads: UnsafeMutableBufferPointer<UInt64>) -> Bool {
         guard bytes.count >= 2, bytes[0] == formatVersion, let base = bytes.baseAddress else { return false }
         let end = bytes.count
@@ -167,6 +167,7 @@ enum RowCodec {
                     position += 8
                 case 3, 4:
                     guard let length = readShortVarint(base, &position, end), length <= UInt64(end - position) else { return false }
+                    if keep { payloads[slot] = UInt64(position) << 32 | length }   // a row is far below 4 GiB
                     position += Int(length)
                 default:
                     return false
