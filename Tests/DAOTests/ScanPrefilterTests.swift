@@ -154,9 +154,17 @@ final class ScanPrefilterTests: XCTestCase {
         d.run(["COMMIT"])
         d.check("SELECT id, v FROM p WHERE v > 7")
         d.check("SELECT id FROM p WHERE v > 2 LIMIT 3")
+        d.database.prefilteredScans = 0
         d.check("UPDATE p SET v = v + 1 WHERE v BETWEEN 2 AND 4")
         d.check("SELECT id, v FROM p WHERE v >= 3")
         d.check("DELETE FROM p WHERE v < 2")
+        XCTAssertEqual(d.database.prefilteredScans, 3, "UPDATE and DELETE narrow their full scans too")
         d.check("SELECT id, v, w FROM p WHERE id > -1")
+        // UPDATE and DELETE stop at a NULL conjunct as SELECT does (and as SQLite does).
+        d.run(["CREATE TABLE e (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER)",
+               "INSERT INTO e VALUES (1, 5, 1), (2, NULL, -9223372036854775808), (3, 0, 2)"])
+        d.check("UPDATE e SET b = 0 WHERE a > 3 AND abs(b) > 0")
+        d.check("DELETE FROM e WHERE a < 1 AND abs(b) > 0")
+        d.check("SELECT * FROM e")
     }
 }

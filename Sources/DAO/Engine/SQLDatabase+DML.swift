@@ -225,16 +225,23 @@ extension SQLDatabase {
 
     // MARK: UPDATE and DELETE
 
-    /// Rowids matching `whereClause`, collected before any change.
+    /// Rowids matching `whereClause`, collected before any change. The WHERE clause runs as a
+    /// SELECT's does (`RowFilter`: conjunct by conjunct, a full scan narrowed by its prefilter).
     func matchingRows(_ table: TableState, _ whereClause: Expr?, _ context: RowContext) throws -> [(Int64, [SQLValue])] {
-        let (path, _) = try Planner(table: table, context: context).choose(where: whereClause, orderBy: nil)
-        lastAccess = (path, false)
+        let (chosen, _) = try Planner(table: table, context: context).choose(where: whereClause, orderBy: nil)
+        lastAccess = (chosen, false)
+        let filter = whereClause.flatMap { RowFilter($0, context) }
+        let path = try prefiltered(chosen, table, filter)
         var matches: [(Int64, [SQLValue])] = []
         try scan(table, path) { rowid in
             guard let row = try row(table, rowid) else { return true }
             context.row = row
             context.rowid = rowid
-            if let whereClause, try Evaluator.condition(whereClause, context) != true { return true }
+            if let filter {
+                if try !filter.matches(context) { return true }
+            } else if let whereClause, try Evaluator.condition(whereClause, context) != true {
+                return true
+            }
             matches.append((rowid, row))
             return true
         }

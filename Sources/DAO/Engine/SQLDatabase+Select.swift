@@ -418,14 +418,7 @@ extension SQLDatabase {
         // A full scan that reads to the end keeps only the rows its leading comparisons cannot
         // rule out on the stored bytes (ScanPrefilter); with a LIMIT it may stop early, and
         // the usual scan is cheaper then.
-        if let table, earlyStop == nil, compiled.join == nil, case .fullScan(let reverse) = path,
-           let fastFilter, let prefilter = ScanPrefilter(fastFilter, table: table),
-           !table.isTransient, table.overlay.isEmpty {
-            let kept = try prefilter.candidates(of: table, in: store, walked: &rowsVisited)
-            prefilteredScans += 1
-            prefilterKeptRows += kept.count
-            path = .rowids(reverse ? kept.reversed() : kept)
-        }
+        if let table, earlyStop == nil, compiled.join == nil { path = try prefiltered(path, table, fastFilter) }
         // Result columns are evaluated only for the rows returned, as in SQLite (a row skipped
         // by OFFSET or cut by LIMIT never raises an error); ORDER BY keys for every row.
         // DISTINCT needs every row's columns to tell duplicates, so it evaluates them all; so

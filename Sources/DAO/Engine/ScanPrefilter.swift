@@ -247,3 +247,19 @@ struct ScanPrefilter {
         return result
     }
 }
+
+extension SQLDatabase {
+    /// `path` with its full scan narrowed by `filter`'s prefilter to the rows it cannot rule
+    /// out; `path` itself when it is not a full scan, the filter starts with nothing a stored
+    /// row can decide, or the table has rows the store does not hold yet (a transient table,
+    /// pending rows of the open transaction).
+    /// - Throws: what `ScanPrefilter.candidates` throws.
+    func prefiltered(_ path: AccessPath, _ table: TableState, _ filter: RowFilter?) throws -> AccessPath {
+        guard case .fullScan(let reverse) = path, let filter, let prefilter = ScanPrefilter(filter, table: table),
+              !table.isTransient, table.overlay.isEmpty else { return path }
+        let kept = try prefilter.candidates(of: table, in: store, walked: &rowsVisited)
+        prefilteredScans += 1
+        prefilterKeptRows += kept.count
+        return .rowids(reverse ? kept.reversed() : kept)
+    }
+}
