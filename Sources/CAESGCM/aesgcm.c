@@ -28,6 +28,9 @@ struct us_gcm {
     /// for a 16-block group (`pairs[j]` holds H^(16-2j) in its low lane, H^(15-2j) in its high).
     __m256i wide_keys[15];
     __m256i pairs[8];
+    /// Per lane of `pairs[j]`, the xor of its power's two 64-bit halves (in both halves): the
+    /// middle factor of Karatsuba's three-multiplication product.
+    __m256i pair_halves[8];
     __m128i round_keys[15];
     /// `powers[k]` is H^k for k = 1...16 in GHASH's reflected form (see `hash_key`); 0 unused.
     __m128i powers[17];
@@ -204,11 +207,16 @@ US_WIDE_TARGET static void wide_setup(us_gcm *context) {
     context->powers[0] = _mm_setzero_si128();
     context->powers[1] = hash_key(encrypt_block(context->round_keys, _mm_setzero_si128()));
     for (int k = 2; k <= 16; k++) context->powers[k] = field_multiply(context->powers[k - 1], context->powers[1]);
-    for (int j = 0; j < 8; j++) context->pairs[j] = _mm256_set_m128i(context->powers[15 - 2 * j], context->powers[16 - 2 * j]);
+    for (int j = 0; j < 8; j++) {
+        context->pairs[j] = _mm256_set_m128i(context->powers[15 - 2 * j], context->powers[16 - 2 * j]);
+        context->pair_halves[j] = _mm256_xor_si256(context->pairs[j], _mm256_shuffle_epi32(context->pairs[j], 0x4e));
+    }
 }
 
 /// GHASH of one group of 16 blocks at `data` into `y`: (y + X1) H^16 + X2 H^15 + ... + X16 H,
-/// two blocks per 256-bit multiply, the four partial products summed unreduced and reduced once.
+/// two blocks per 256-bit multiply. Karatsuba's three multiplications per block (lo*lo, hi*hi,
+/// (lo+hi)*(lo+hi), whose sum with the other two is the middle term) are summed unreduced over
+/// the group, the middle term recovered and the whole reduced once.
 US_WIDE_TARGET static inline __m128i hash_group(const us_gcm *context, __m128i y, const uint8_t *data) {
     const __m256i reverse = _mm256_broadcastsi128_si256(US_REVERSE_BYTES);
     __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256(), mid = _mm256_setzero_si256();
@@ -216,13 +224,15 @@ US_WIDE_TARGET static inline __m128i hash_group(const us_gcm *context, __m128i y
         __m256i x = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 32 * j)), reverse);
         if (j == 0) x = _mm256_xor_si256(x, _mm256_zextsi128_si256(y));
         __m256i h = context->pairs[j];
+        __m256i halves = _mm256_xor_si256(x, _mm256_shuffle_epi32(x, 0x4e));
         lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(x, h, 0x00));
         hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(x, h, 0x11));
-        mid = _mm256_xor_si256(mid, _mm256_xor_si256(_mm256_clmulepi64_epi128(x, h, 0x01), _mm256_clmulepi64_epi128(x, h, 0x10)));
+        mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(halves, context->pair_halves[j], 0x00));
     }
     __m128i l = _mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1));
     __m128i m = _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1));
     __m128i h = _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
+    m = _mm_xor_si128(m, _mm_xor_si128(l, h));
     return reduce(_mm_xor_si128(l, _mm_slli_si128(m, 8)), _mm_xor_si128(h, _mm_srli_si128(m, 8)));
 }
 
@@ -297,6 +307,49 @@ US_WIDE_TARGET static inline void ctr_group(const us_gcm *context, __m256i *coun
     }
 }
 
+/// One group of CTR (16 blocks, `in` to `out`) stitched with the GHASH of 16 other blocks at
+/// `hashed` into `y`: one 256-bit multiply step after each of the first eight AES rounds, so the
+/// carry-less multiplies run beside the AES rounds instead of after them. `hashed` is read
+/// before `out` is written (opening in place hashes the group it decrypts).
+US_WIDE_TARGET static inline __m128i stitched_group(const us_gcm *context, __m256i *counter, __m128i y, const uint8_t *hashed,
+                                                    const uint8_t *in, uint8_t *out) {
+    const __m256i swap = _mm256_broadcastsi128_si256(US_SWAP_COUNTER);
+    const __m256i reverse = _mm256_broadcastsi128_si256(US_REVERSE_BYTES);
+    const __m256i two = _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0);
+    __m256i s[8];
+    __m256i c = *counter;
+    for (int j = 0; j < 8; j++) {
+        s[j] = _mm256_xor_si256(_mm256_shuffle_epi8(c, swap), context->wide_keys[0]);
+        c = _mm256_add_epi32(c, two);
+    }
+    *counter = c;
+    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256(), mid = _mm256_setzero_si256();
+    for (int round = 1; round < 14; round++) {
+        __m256i key = context->wide_keys[round];
+        for (int j = 0; j < 8; j++) s[j] = _mm256_aesenc_epi128(s[j], key);
+        if (round <= 8) {
+            int j = round - 1;
+            __m256i x = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(hashed + 32 * j)), reverse);
+            if (j == 0) x = _mm256_xor_si256(x, _mm256_zextsi128_si256(y));
+            __m256i h = context->pairs[j];
+            __m256i halves = _mm256_xor_si256(x, _mm256_shuffle_epi32(x, 0x4e));
+            lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(x, h, 0x00));
+            hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(x, h, 0x11));
+            mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(halves, context->pair_halves[j], 0x00));
+        }
+    }
+    for (int j = 0; j < 8; j++) {
+        s[j] = _mm256_aesenclast_epi128(s[j], context->wide_keys[14]);
+        __m256i text = _mm256_loadu_si256((const __m256i *)(in + 32 * j));
+        _mm256_storeu_si256((__m256i *)(out + 32 * j), _mm256_xor_si256(text, s[j]));
+    }
+    __m128i l = _mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1));
+    __m128i m = _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1));
+    __m128i h = _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
+    m = _mm_xor_si128(m, _mm_xor_si128(l, h));
+    return reduce(_mm_xor_si128(l, _mm_slli_si128(m, 8)), _mm_xor_si128(h, _mm_srli_si128(m, 8)));
+}
+
 /// CTR over the last `length` bytes (fewer than 256): the key stream for the blocks left is
 /// made two blocks at a time into a stack buffer, xored in, and wiped.
 US_WIDE_TARGET static void ctr_tail(const us_gcm *context, __m256i counter, const uint8_t *in, uint8_t *out, size_t length) {
@@ -337,10 +390,15 @@ US_WIDE_TARGET static void wide_crypt(const us_gcm *context, int decrypting, con
 
     __m128i y = hash_additional(context, has_prefix, prefix, aad, aad_length);
     size_t done = 0;
-    for (; done + 256 <= length; done += 256) {
-        if (decrypting) y = hash_group(context, y, input + done);
-        ctr_group(context, &counter, input + done, output + done);
-        if (!decrypting) y = hash_group(context, y, output + done);
+    if (decrypting) {
+        for (; done + 256 <= length; done += 256) y = stitched_group(context, &counter, y, input + done, input + done, output + done);
+    } else if (length >= 256) {
+        // Sealing hashes what it wrote: each group's AES runs beside the GHASH of the one before.
+        ctr_group(context, &counter, input, output);
+        for (done = 256; done + 256 <= length; done += 256) {
+            y = stitched_group(context, &counter, y, output + done - 256, input + done, output + done);
+        }
+        y = hash_group(context, y, output + done - 256);
     }
     if (decrypting) y = hash_tail(context, y, input + done, length - done);
     ctr_tail(context, counter, input + done, output + done, length - done);
