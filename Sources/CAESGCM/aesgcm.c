@@ -370,7 +370,7 @@ US_WIDE_TARGET static void ctr_tail(const us_gcm *context, __m256i counter, cons
         _mm_storeu_si128((__m128i *)(out + done), _mm_xor_si128(text, _mm_loadu_si128((const __m128i *)(stream + done))));
     }
     for (; done < length; done++) out[done] = in[done] ^ stream[done];
-    OPENSSL_cleanse(stream, sizeof stream);
+    OPENSSL_cleanse(stream, pairs * 32);
 }
 
 /// Seal (`decrypting` 0) or open (1) on the wide path; the computed tag goes to `tag`. Works in
