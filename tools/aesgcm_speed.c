@@ -1,7 +1,8 @@
 // Speed of CAESGCM's paths beside OpenSSL's EVP AES-256-GCM, one thread, per message length
 // (BENCHMARKS.md, "AES-256-GCM with VAES and VPCLMULQDQ"). Not part of the package build:
 //
-//   clang -O2 -I Sources/CAESGCM/include Sources/CAESGCM/aesgcm.c tools/aesgcm_speed.c -lcrypto -o /tmp/aesgcm-speed
+//   clang -O2 -I Sources/CAESGCM/include Sources/CAESGCM/aesgcm.c Sources/CAESGCM/aesgcm_wide.c tools/aesgcm_speed.c \
+//         -lcrypto -o /tmp/aesgcm-speed
 //   /tmp/aesgcm-speed
 //
 // Every call has 72 bytes of additional data after a one-byte prefix (a file segment's shape).
