@@ -331,6 +331,22 @@ final class AESGCMWidePathTests: XCTestCase {
         }
     }
 
+    /// A text past GCM's limit of 2^39 - 256 bits per nonce (2^36 - 32 bytes) is refused with an
+    /// error before a byte is read or written (the buffer claims 2^36 - 31 bytes; only 64 exist).
+    func testTextPastGCMsLimitIsRefused() throws {
+        let wide = try Self.wideCipher(Self.slice(160, 32))
+        var small = [UInt8](repeating: 0x33, count: 64)
+        let nonce = Self.slice(0, 12)
+        try small.withUnsafeMutableBytes { buffer in
+            let claimed = UnsafeRawBufferPointer(start: buffer.baseAddress, count: (1 << 36) - 31)
+            try nonce.withUnsafeBytes { n in
+                XCTAssertThrowsError(try wide.seal(claimed, nonce: n, aad: UnsafeRawBufferPointer(start: nil, count: 0),
+                                                   into: buffer.baseAddress!))
+            }
+        }
+        XCTAssertEqual(small, [UInt8](repeating: 0x33, count: 64), "nothing written")
+    }
+
     /// Input and output at every misalignment 0...15 (and 33) give the bytes of aligned buffers.
     func testUnalignedBuffers() throws {
         let key = Self.slice(64, 32)
