@@ -115,7 +115,7 @@ package final class AESGCM: @unchecked Sendable {
                                      plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), plaintext.count,
                                      output.assumingMemoryBound(to: UInt8.self))
             giveShort(context, reusable: sealed == 1)
-            guard sealed == 1 else { throw Self.failure("CRYPTO_gcm128 (seal)") }
+            guard sealed == 1 else { throw Self.failure("us_gcm_seal (a text past GCM's 2^36 - 32 bytes, or CRYPTO_gcm128)") }
             return
         }
         let context = try take(encrypting: true)
@@ -188,7 +188,7 @@ package final class AESGCM: @unchecked Sendable {
                                      base + cipherCount, output.assumingMemoryBound(to: UInt8.self))
             // A context whose tag was refused is freed too, as on the EVP path.
             giveShort(context, reusable: opened == 1)
-            guard opened >= 0 else { throw Self.failure("CRYPTO_gcm128 (open)") }
+            guard opened >= 0 else { throw Self.failure("us_gcm_open (a text past GCM's 2^36 - 32 bytes, or CRYPTO_gcm128)") }
             return opened == 1
         }
         let context = try take(encrypting: false)
