@@ -24,7 +24,8 @@ let package = Package(
         .target(name: "CChecksum"),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // AES-256-GCM for short values: AES-NI for the block cipher, libcrypto's GHASH (CRYPTO_gcm128_*).
+        // AES-256-GCM without EVP: VAES/VPCLMULQDQ for every length, or AES-NI with libcrypto's GHASH
+        // (CRYPTO_gcm128_*) for short values.
         .target(name: "CAESGCM", dependencies: ["COpenSSL"]),
         .target(name: "LogStore", dependencies: ["CChecksum", "CZstd", "COpenSSL", "CAESGCM"]),
         // Tables as indexed record sets, the SQL subset, XML DAO configs and the typed Dao<T>.

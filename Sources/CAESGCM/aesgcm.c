@@ -1,9 +1,13 @@
 // AES-256-GCM without EVP (see CAESGCM.h). The AES-256 key expansion and block encryption
 // follow FIPS-197 using the AES-NI instructions as Intel's AES-NI white paper describes them.
-// GHASH, the counter handling, the length block and the constant-time tag comparison are
-// libcrypto's (`CRYPTO_gcm128_*`, exported by OpenSSL 1.1 and 3.x).
+//
+// Two paths share the key schedule:
+// - The wide path (CPUs with VAES, VPCLMULQDQ and AVX2): all of GCM, in aesgcm_wide.c.
+// - The libcrypto path (AES-NI and PCLMULQDQ only): GHASH, the counter handling, the length
+//   block and the constant-time tag comparison are libcrypto's (`CRYPTO_gcm128_*`, exported by
+//   OpenSSL 1.1 and 3.x), with the block cipher and a 4-block CTR from here.
 
-#include "CAESGCM.h"
+#include "aesgcm_context.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +15,6 @@
 #include <openssl/crypto.h>
 
 #if defined(__x86_64__)
-#include <immintrin.h>
-
-struct us_gcm {
-    __m128i round_keys[15];
-    GCM128_CONTEXT *gcm;
-};
-
-#define US_AES_TARGET __attribute__((target("aes,pclmul,ssse3,sse4.1")))
 
 /// Each 32-bit word of the previous round key xored with the words below it (w0, w0^w1, ...):
 /// the chaining of FIPS-197's key expansion, four words at once.
@@ -62,11 +58,6 @@ US_AES_TARGET static void expand_key(const uint8_t *key, __m128i *keys) {
     US_EXPAND(14, 0x40)
 }
 
-US_AES_TARGET static inline __m128i encrypt_block(const __m128i *keys, __m128i block) {
-    block = _mm_xor_si128(block, keys[0]);
-    for (int round = 1; round < 14; round++) block = _mm_aesenc_si128(block, keys[round]);
-    return _mm_aesenclast_si128(block, keys[14]);
-}
 
 /// `block128_f` for libcrypto: one block with the schedule at `key`.
 US_AES_TARGET static void block_function(const unsigned char in[16], unsigned char out[16], const void *key) {
@@ -121,24 +112,35 @@ US_AES_TARGET static void ctr32_function(const unsigned char *in, unsigned char 
     }
 }
 
-us_gcm *us_gcm_new(const uint8_t *key) {
+us_gcm *us_gcm_new(const uint8_t *key) { return us_gcm_new_options(key, 1); }
+
+us_gcm *us_gcm_new_options(const uint8_t *key, int allow_wide) {
     if (!__builtin_cpu_supports("aes") || !__builtin_cpu_supports("pclmul") || !__builtin_cpu_supports("ssse3") || !__builtin_cpu_supports("sse4.1")) return NULL;
     us_gcm *context = aligned_alloc(64, (sizeof(us_gcm) + 63) / 64 * 64);
     if (context == NULL) return NULL;
+    memset(context, 0, sizeof *context);
     expand_key(key, context->round_keys);
+    if (allow_wide && us_wide_supported()) {
+        us_wide_setup(context);
+        context->wide = 1;
+        return context;
+    }
     context->gcm = CRYPTO_gcm128_new(context->round_keys, block_function);
     if (context->gcm == NULL) {
-        OPENSSL_cleanse(context->round_keys, sizeof context->round_keys);
+        OPENSSL_cleanse(context, sizeof *context);
         free(context);
         return NULL;
     }
     return context;
 }
 
+int us_gcm_is_wide(const us_gcm *context) { return context != NULL && context->wide; }
+
 void us_gcm_free(us_gcm *context) {
     if (context == NULL) return;
-    CRYPTO_gcm128_release(context->gcm);
-    OPENSSL_cleanse(context->round_keys, sizeof context->round_keys);
+    if (context->gcm != NULL) CRYPTO_gcm128_release(context->gcm);
+    // The round keys and the powers of H are all key material.
+    OPENSSL_cleanse(context, sizeof *context);
     free(context);
 }
 
@@ -161,6 +163,11 @@ static int begin(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t 
 
 int us_gcm_seal(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t prefix,
                 const uint8_t *aad, size_t aad_length, const uint8_t *input, size_t length, uint8_t *output) {
+    if ((uint64_t)length > US_GCM_MAX_TEXT || (uint64_t)aad_length > US_GCM_MAX_AAD) return 0;
+    if (context->wide) {
+        us_wide_crypt(context, 0, nonce, has_prefix, prefix, aad, aad_length, input, length, output, output + length);
+        return 1;
+    }
     if (!begin(context, nonce, has_prefix, prefix, aad, aad_length)) return 0;
     if (length > 0 && CRYPTO_gcm128_encrypt_ctr32(context->gcm, input, output, length, ctr32_function) != 0) return 0;
     CRYPTO_gcm128_tag(context->gcm, output + length, 16);
@@ -170,6 +177,21 @@ int us_gcm_seal(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t p
 int us_gcm_open(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t prefix,
                 const uint8_t *aad, size_t aad_length, const uint8_t *input, size_t length,
                 const uint8_t *tag, uint8_t *output) {
+    if ((uint64_t)length > US_GCM_MAX_TEXT || (uint64_t)aad_length > US_GCM_MAX_AAD) {
+        // Nothing was written; wiped all the same, as every failure leaves `output` zeroed.
+        if (length > 0) OPENSSL_cleanse(output, length);
+        return -1;
+    }
+    if (context->wide) {
+        // The expected tag is read before any output is written (the caller's `output` may
+        // reach it).
+        uint8_t expected[16], computed[16];
+        memcpy(expected, tag, 16);
+        us_wide_crypt(context, 1, nonce, has_prefix, prefix, aad, aad_length, input, length, output, computed);
+        int equal = us_wide_tags_equal(expected, computed);
+        if (!equal && length > 0) OPENSSL_cleanse(output, length);
+        return equal ? 1 : 0;
+    }
     if (!begin(context, nonce, has_prefix, prefix, aad, aad_length)) return -1;
     if (length > 0 && CRYPTO_gcm128_decrypt_ctr32(context->gcm, input, output, length, ctr32_function) != 0) {
         // libcrypto refuses before it writes (a length past GCM's limit); wiped all the same,
@@ -188,6 +210,8 @@ int us_gcm_open(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t p
 #else
 
 us_gcm *us_gcm_new(const uint8_t *key) { (void)key; return NULL; }
+us_gcm *us_gcm_new_options(const uint8_t *key, int allow_wide) { (void)key; (void)allow_wide; return NULL; }
+int us_gcm_is_wide(const us_gcm *context) { (void)context; return 0; }
 void us_gcm_free(us_gcm *context) { (void)context; }
 int us_gcm_seal(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t prefix,
                 const uint8_t *aad, size_t aad_length, const uint8_t *input, size_t length, uint8_t *output) {

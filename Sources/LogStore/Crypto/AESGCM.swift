@@ -28,13 +28,17 @@ private let aes256GCM = FetchedCipher(pointer: EVP_CIPHER_fetch(nil, "AES-256-GC
 /// used by one thread at a time (whoever took it out of the slot or pool); a context that failed
 /// mid-operation is freed, never reused.
 ///
-/// Messages up to `shortMessageLimit` bytes skip EVP altogether where the CPU has AES-NI and
-/// PCLMULQDQ (`CAESGCM`: the block cipher with the AES instructions, GHASH and the GCM
-/// bookkeeping from libcrypto's `CRYPTO_gcm128_*`): OpenSSL 3's EVP costs ~1.5k instructions a
-/// call around ~1.2k of GCM work at 100 bytes (BENCHMARKS.md, "AES-GCM per-call overhead"). The
-/// output is the same standard GCM (tests compare the two paths byte for byte). Longer messages
-/// stay on EVP, whose stitched AES+GHASH code is faster in bulk. Those contexts are kept the
-/// same way, in one slot and a pool of their own (one context serves both directions).
+/// Where the CPU has VAES, VPCLMULQDQ and AVX2, every message skips EVP (`CAESGCM`'s wide path:
+/// GCM written from SP 800-38D with 16 AES blocks in flight in 256-bit registers and GHASH
+/// aggregated over 16 blocks; about twice EVP's throughput at 4 KiB and above on OpenSSL 3.0,
+/// whose AES-GCM has no VAES code, and without EVP's per-call cost). Where it has AES-NI and
+/// PCLMULQDQ only, messages up to `shortMessageLimit` bytes skip EVP (`CAESGCM`'s libcrypto
+/// path: the block cipher with the AES instructions, GHASH and the GCM bookkeeping from
+/// libcrypto's `CRYPTO_gcm128_*`): OpenSSL 3's EVP costs ~1.5k instructions a call around ~1.2k
+/// of GCM work at 100 bytes (BENCHMARKS.md, "AES-GCM per-call overhead"); longer messages stay
+/// on EVP, whose stitched AES+GHASH code is faster in bulk there. The output is the same
+/// standard GCM (tests compare the paths byte for byte). `CAESGCM` contexts are kept the same
+/// way, in one slot and a pool of their own (one context serves both directions).
 package final class AESGCM: @unchecked Sendable {
     package static let keySize = 32
     package static let nonceSize = 12
@@ -57,10 +61,16 @@ package final class AESGCM: @unchecked Sendable {
     /// Additional data up to this size is joined with its prefix byte on the stack.
     private static let stackAADLimit = 512
 
-    /// Messages (plaintexts) up to this many bytes take the `CAESGCM` path when it is there.
+    /// Messages (plaintexts) up to this many bytes take `CAESGCM`'s libcrypto path when the
+    /// wide path is not there (messages of any length take the wide path).
     package static let shortMessageLimit = 1024
-    /// Whether this machine has the `CAESGCM` path (the first context was made at init).
+    /// Whether this machine has a `CAESGCM` path (the first context was made at init).
     package let hasShortMessagePath: Bool
+    /// Whether the `CAESGCM` contexts run the wide path (VAES, VPCLMULQDQ), which takes messages
+    /// of every length.
+    package let hasWidePath: Bool
+    /// Whether new `CAESGCM` contexts may take the wide path (false: tests of the libcrypto path).
+    private let allowsWidePath: Bool
     /// `CAESGCM` contexts: one in the slot (its address; 0: empty), more in the pool.
     private let shortSlot = Atomic<UInt>(0)
     @exclusivity(unchecked) private var shortContexts: [OpaquePointer] = []
@@ -70,12 +80,16 @@ package final class AESGCM: @unchecked Sendable {
         try self.init(key: key, shortMessagePath: true)
     }
 
-    /// `shortMessagePath: false` keeps every message on EVP (tests compare the two paths).
-    package init(key: [UInt8], shortMessagePath: Bool) throws {
+    /// `shortMessagePath: false` keeps every message on EVP; `widePath: false` keeps `CAESGCM`
+    /// on its libcrypto path (short messages only) where the wide path exists (tests compare the
+    /// paths).
+    package init(key: [UInt8], shortMessagePath: Bool, widePath: Bool = true) throws {
         guard key.count == Self.keySize else { throw StoreError.wrongKey(keyID: 0) }
         self.key = key
-        let first = shortMessagePath ? key.withUnsafeBufferPointer { us_gcm_new($0.baseAddress) } : nil
+        allowsWidePath = widePath
+        let first = shortMessagePath ? key.withUnsafeBufferPointer { us_gcm_new_options($0.baseAddress, widePath ? 1 : 0) } : nil
         hasShortMessagePath = first != nil
+        hasWidePath = us_gcm_is_wide(first) == 1
         if let first { shortSlot.store(UInt(bitPattern: Int(bitPattern: first)), ordering: .releasing) }
     }
 
@@ -94,14 +108,14 @@ package final class AESGCM: @unchecked Sendable {
     package func seal(_ plaintext: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, aadPrefix: UInt8? = nil,
               aad: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws {
         guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
-        if hasShortMessagePath && plaintext.count <= Self.shortMessageLimit {
+        if hasWidePath || (hasShortMessagePath && plaintext.count <= Self.shortMessageLimit) {
             let context = try takeShort()
             let sealed = us_gcm_seal(context, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), aadPrefix == nil ? 0 : 1, aadPrefix ?? 0,
                                      aad.baseAddress?.assumingMemoryBound(to: UInt8.self), aad.count,
                                      plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), plaintext.count,
                                      output.assumingMemoryBound(to: UInt8.self))
             giveShort(context, reusable: sealed == 1)
-            guard sealed == 1 else { throw Self.failure("CRYPTO_gcm128 (seal)") }
+            guard sealed == 1 else { throw Self.failure("us_gcm_seal (a text past GCM's 2^36 - 32 bytes, or CRYPTO_gcm128)") }
             return
         }
         let context = try take(encrypting: true)
@@ -167,14 +181,14 @@ package final class AESGCM: @unchecked Sendable {
         guard sealed.count >= Self.tagSize, let base = sealed.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
         guard nonce.count == Self.nonceSize else { throw Self.failure("nonce of \(nonce.count) bytes") }
         let cipherCount = sealed.count - Self.tagSize
-        if hasShortMessagePath && cipherCount <= Self.shortMessageLimit {
+        if hasWidePath || (hasShortMessagePath && cipherCount <= Self.shortMessageLimit) {
             let context = try takeShort()
             let opened = us_gcm_open(context, nonce.baseAddress?.assumingMemoryBound(to: UInt8.self), aadPrefix == nil ? 0 : 1, aadPrefix ?? 0,
                                      aad.baseAddress?.assumingMemoryBound(to: UInt8.self), aad.count, base, cipherCount,
                                      base + cipherCount, output.assumingMemoryBound(to: UInt8.self))
             // A context whose tag was refused is freed too, as on the EVP path.
             giveShort(context, reusable: opened == 1)
-            guard opened >= 0 else { throw Self.failure("CRYPTO_gcm128 (open)") }
+            guard opened >= 0 else { throw Self.failure("us_gcm_open (a text past GCM's 2^36 - 32 bytes, or CRYPTO_gcm128)") }
             return opened == 1
         }
         let context = try take(encrypting: false)
@@ -306,7 +320,8 @@ package final class AESGCM: @unchecked Sendable {
     @inline(never)
     private func takeShortSlow() throws -> OpaquePointer {
         if let context = mutex.withLock({ shortContexts.popLast() }) { return context }
-        guard let context = key.withUnsafeBufferPointer({ us_gcm_new($0.baseAddress) }) else { throw Self.failure("us_gcm_new") }
+        let wide: Int32 = allowsWidePath ? 1 : 0
+        guard let context = key.withUnsafeBufferPointer({ us_gcm_new_options($0.baseAddress, wide) }) else { throw Self.failure("us_gcm_new") }
         return context
     }
 
