@@ -27,10 +27,11 @@ for mode in $modes; do
     LOGSTORE_TEST_MODE=$mode swift test --skip-build --filter LogStoreTests || failed+=("$mode")
 done
 # ThreadSanitizer over the concurrency tests (readers/writers/compaction, durable writers, close
-# while busy, preferences hammering and user switching, and the tests named Concurrency* of
-# every module). Its own build directory; TSan exits non-zero when it reports a race.
+# while busy, preferences hammering and user switching, the keydir walked in two parts at once,
+# and the tests named Concurrency* of every module). Its own build directory; TSan exits
+# non-zero when it reports a race.
 # TSAN_FILTER overrides the selection (TSAN_FILTER=. runs the whole suite under TSan).
-tsan_filter=${TSAN_FILTER:-"Concurrency|UserSwitching|StickySync"}
+tsan_filter=${TSAN_FILTER:-"Concurrency|UserSwitching|StickySync|SpaceWalk|WalkedInTwoParts"}
 if swift build --build-tests --sanitize=thread --scratch-path .build-tsan; then
     echo "=== ThreadSanitizer: $tsan_filter"
     TSAN_OPTIONS="halt_on_error=1" swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$tsan_filter" || failed+=("tsan")

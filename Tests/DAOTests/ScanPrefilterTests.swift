@@ -85,6 +85,25 @@ final class ScanPrefilterTests: XCTestCase {
         }
     }
 
+    /// A table large enough for the walk to run in two parts at once: the same rows as SQLite.
+    func testALargeTableWalkedInTwoPartsAgreesWithSQLite() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE big (id INTEGER PRIMARY KEY, k INTEGER, v REAL, s TEXT)", "BEGIN"])
+        for i in 0..<40_000 {
+            let sql = "INSERT INTO big VALUES (\(i * 7 % 40_009), \(i % 1000), \(Double(i % 997) / 3), 's\(i % 300)')"
+            _ = try d.oracle.execute(sql)
+            try d.database.execute(sql)
+        }
+        d.run(["COMMIT"])
+        d.database.prefilteredScans = 0
+        d.database.prefilterKeptRows = 0
+        let found = d.check("SELECT id, v FROM big WHERE v BETWEEN 100 AND 101.5")
+        d.check("SELECT count(*), sum(k) FROM big WHERE k >= 990 AND s = 's17'")
+        d.check("SELECT id FROM big WHERE s > 's298' ORDER BY id DESC")
+        XCTAssertEqual(d.database.prefilteredScans, 3)
+        XCTAssertGreaterThan(found?.count ?? 0, 100)
+    }
+
     /// A WHERE conjunct that is NULL rejects the row before the conjuncts after it are
     /// evaluated, as in SQLite (its WHERE terms jump to the next row on false or NULL): an
     /// expression after it that would raise an error for that row is not evaluated, with or

@@ -36,6 +36,33 @@ final class SpaceWalkTests: StoreTestCase {
         }
     }
 
+    /// A large space walked in two parts at once (on a machine with two cores) still visits
+    /// each record once, and each part sees only its own records.
+    func testTheWalkInPartsVisitsEachRecordOnce() throws {
+        var options = LogStore.Options()
+        options.segmentSize = 1 << 20
+        let store = try LogStore(directory: temporary.make(), options: options)
+        let total = 40_000
+        var batch = LogStore.WriteBatch()
+        for i in 0..<total { batch.put(b("value \(i)"), forKey: b("key \(i)"), space: 7) }
+        try store.write(batch)
+        try store.put(b("elsewhere"), forKey: b("key 1"), space: 8)
+        let lock = NSLock()
+        var seen: [[UInt8]: Int] = [:]
+        var parts = 0
+        try store.forEachStoredValue(space: 7, parts: 2, partsUsed: { parts = $0 }) { part, key, value in
+            XCTAssertEqual(value.map { Array($0) }, b("value ") + Array(key.dropFirst(4)))
+            lock.lock()
+            seen[Array(key), default: 0] += 1
+            lock.unlock()
+            XCTAssertTrue(part < parts)
+        }
+        XCTAssertEqual(parts, ProcessInfo.processInfo.activeProcessorCount > 1 ? 2 : 1)
+        XCTAssertEqual(seen.count, total)
+        XCTAssertTrue(seen.values.allSatisfy { $0 == 1 })
+        try store.close()
+    }
+
     /// Encrypted and compressed records are walked without a value (the caller reads them by
     /// key), and so is a record whose bytes no longer match its checksum.
     func testRecordsThatCannotBeLentComeWithoutAValue() throws {

@@ -109,31 +109,52 @@ struct ScanPrefilter {
     /// - Throws: what `LogStore.forEachStoredValue` throws (a closed store, a damaged index).
     /// - Complexity: O(rows of the table), plus the sort of the rowids kept.
     func candidates(of table: TableState, in store: LogStore, walked: inout Int) throws -> [Int64] {
-        var kept: [Int64] = []
-        var records = 0
+        // Each part of the walk (two on two cores for a large table: LogStore walks halves of
+        // the keydir at once) keeps its own count, rows and scratch, 128 bytes or more apart so
+        // that the two cores never write one cache line.
+        let maxParts = 2
         let width = max(columns.count, 1)
-        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: width) { tags in
-            try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: width) { payloads in
-                try columns.withUnsafeBufferPointer { columns in try tests.withUnsafeBufferPointer { tests in
-                    try constantBytes.withUnsafeBytes { constants in
-                        try store.forEachStoredValue(space: table.space) { key, value in
-                            guard key.count == 8 else { return }   // not a row key
-                            records += 1
-                            let rowid = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
-                            if let value, RowCodec.peekValues(value, columns: columns, tags: tags, payloads: payloads),
-                               Self.rulesOut(tests, constants, rowid: rowid, row: value, tags: tags, payloads: payloads) {
-                                return
-                            }
-                            kept.append(rowid)
-                        }
+        let countStride = 16, tagStride = max(width, 128), payloadStride = max(width, 16)
+        let counts = UnsafeMutablePointer<Int>.allocate(capacity: maxParts * countStride)
+        counts.initialize(repeating: 0, count: maxParts * countStride)
+        let kept = UnsafeMutablePointer<[Int64]>.allocate(capacity: maxParts * countStride)
+        kept.initialize(repeating: [], count: maxParts * countStride)
+        let tags = UnsafeMutablePointer<UInt8>.allocate(capacity: maxParts * tagStride)
+        let payloads = UnsafeMutablePointer<UInt64>.allocate(capacity: maxParts * payloadStride)
+        defer {
+            counts.deallocate()
+            kept.deinitialize(count: maxParts * countStride)
+            kept.deallocate()
+            tags.deallocate()
+            payloads.deallocate()
+        }
+        var parts = 1
+        try columns.withUnsafeBufferPointer { columns in try tests.withUnsafeBufferPointer { tests in
+            try constantBytes.withUnsafeBytes { constants in
+                try store.forEachStoredValue(space: table.space, parts: maxParts, partsUsed: { parts = $0 }) { part, key, value in
+                    guard key.count == 8 else { return }   // not a row key
+                    counts[part * countStride] += 1
+                    let rowid = Int64(bitPattern: UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) ^ (1 << 63))
+                    let partTags = UnsafeMutableBufferPointer(start: tags + part * tagStride, count: width)
+                    let partPayloads = UnsafeMutableBufferPointer(start: payloads + part * payloadStride, count: width)
+                    if let value, RowCodec.peekValues(value, columns: columns, tags: partTags, payloads: partPayloads),
+                       Self.rulesOut(tests, constants, rowid: rowid, row: value, tags: partTags, payloads: partPayloads) {
+                        return
                     }
-                } }
+                    kept[part * countStride].append(rowid)
+                }
             }
+        } }
+        var rowids = kept[0]
+        var records = counts[0]
+        for part in 1..<parts {
+            rowids.append(contentsOf: kept[part * countStride])
+            records += counts[part * countStride]
         }
         // The rows ruled out here were looked at; the scan counts the others when it reads them.
-        walked += records - kept.count
-        kept.sort()
-        return Self.intersect(kept, table.rowids)
+        walked += records - rowids.count
+        rowids.sort()
+        return Self.intersect(rowids, table.rowids)
     }
 
     /// Whether the row with these stored values certainly fails the filter.

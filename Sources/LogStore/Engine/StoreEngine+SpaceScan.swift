@@ -10,33 +10,44 @@ extension StoreEngine {
     /// reads it again by key (`withValue`), which decodes it or reports what is wrong; the walk
     /// itself never throws for a record, so one bad record does not hide the others.
     ///
+    /// With `parts` > 1 a large table is walked in that many slot ranges at once, on as many
+    /// threads, and `body` gets the range's number (0 ..< parts): it must keep each part's
+    /// results apart. `partsUsed` is called first with the number of parts the walk runs.
+    ///
     /// `body` runs under the read lock: it must not call back into the store, and writers wait
     /// until the walk ends.
     /// - Throws: `StoreError.closed`; `StoreError.corrupt` when the keydir is damaged.
     /// - Complexity: O(keys of `space`): no hashing, no probing.
-    func forEachStoredValue(space: UInt32, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer?) -> Void) throws {
+    func forEachStoredValue(space: UInt32, parts: Int = 1, partsUsed: (Int) -> Void = { _ in },
+                            _ body: (Int, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) -> Void) throws {
         try rw.withReadLock {
             guard !isClosed else { throw StoreError.closed }
             let now = Clock.nowMillis()
-            guard let table = keydir.table(for: space) else { return }
+            guard let table = keydir.table(for: space) else { partsUsed(1); return }
+            let capacity = table.capacity
+            let count = parts > 1 ? min(parts, ParallelParts.count(for: capacity, minimumPerPart: 1 << 15)) : 1
+            partsUsed(count)
             segments.withBasesAndLimits { bases, limits in
-                // The records lie scattered in slot order: each one's first two cache lines
-                // (a short record's header, key and value) are asked for 16 slots ahead, so
-                // their misses overlap the work on the records before it.
-                table.forEach(lookingAhead: 16, { entry in
-                    if Int(entry.segment) < bases.count, let base = bases[Int(entry.segment)] {
-                        cs_prefetch(base + Int(entry.offset))
-                        cs_prefetch(base + Int(entry.offset) + 64)
+                ParallelParts.run(count) { part in
+                    let range = (capacity * part / count) ..< (capacity * (part + 1) / count)
+                    // The records lie scattered in slot order: each one's first two cache lines
+                    // (a short record's header, key and value) are asked for 16 slots ahead, so
+                    // their misses overlap the work on the records before it.
+                    table.forEach(slots: range, lookingAhead: 16, { entry in
+                        if Int(entry.segment) < bases.count, let base = bases[Int(entry.segment)] {
+                            cs_prefetch(base + Int(entry.offset))
+                            cs_prefetch(base + Int(entry.offset) + 64)
+                        }
+                    }) { entry in
+                        guard Int(entry.segment) < bases.count, let base = bases[Int(entry.segment)] else { return }
+                        let offset = Int(entry.offset)
+                        guard let header = RecordCodec.decodeHeader(base, at: offset, limit: limits[Int(entry.segment)]),
+                              header.space == space, !header.isExpired(nowMillis: now) else { return }
+                        let key = UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)
+                        let lendable = header.flags.isDisjoint(with: [.encrypted, .compressed, .customCrypt])
+                            && RecordCodec.checksumMatches(base, at: offset, header: header)
+                        body(part, key, lendable ? UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength) : nil)
                     }
-                }) { entry in
-                    guard Int(entry.segment) < bases.count, let base = bases[Int(entry.segment)] else { return }
-                    let offset = Int(entry.offset)
-                    guard let header = RecordCodec.decodeHeader(base, at: offset, limit: limits[Int(entry.segment)]),
-                          header.space == space, !header.isExpired(nowMillis: now) else { return }
-                    let key = UnsafeRawBufferPointer(start: base + offset + header.keyOffset, count: header.keyLength)
-                    let lendable = header.flags.isDisjoint(with: [.encrypted, .compressed, .customCrypt])
-                        && RecordCodec.checksumMatches(base, at: offset, header: header)
-                    body(key, lendable ? UnsafeRawBufferPointer(start: base + offset + header.valueOffset, count: header.valueLength) : nil)
                 }
             }
             if keydir.isDamaged { throw indexDamagedError() }

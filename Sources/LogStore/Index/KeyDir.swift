@@ -199,13 +199,17 @@ final class KeyDir {
         count += 1
     }
 
-    /// Calls `body` with every entry, in slot order, and `ahead` with the entry `distance`
-    /// slots further on before it (so a caller can prefetch what it will read there).
+    /// Calls `body` with every entry of the slots `range` (all of them when nil), in slot order,
+    /// and `ahead` with the entry `distance` slots further on before it (so a caller can
+    /// prefetch what it will read there). Several threads may walk disjoint ranges at once
+    /// while no one changes the table.
     @inline(__always)
-    func forEach(lookingAhead distance: Int, _ ahead: (Entry) -> Void, _ body: (Entry) throws -> Void) rethrows {
+    func forEach(slots range: Range<Int>? = nil, lookingAhead distance: Int, _ ahead: (Entry) -> Void,
+                 _ body: (Entry) throws -> Void) rethrows {
         verifyAll()
-        for i in 0..<capacity {
-            if i + distance < capacity && slots[i + distance].tag != 0 { ahead(slots[i + distance]) }
+        let range = range.map { $0.clamped(to: 0..<capacity) } ?? 0..<capacity
+        for i in range {
+            if i + distance < range.upperBound && slots[i + distance].tag != 0 { ahead(slots[i + distance]) }
             if slots[i].tag != 0 { try body(slots[i]) }
         }
     }
