@@ -76,27 +76,39 @@ US_WIDE_TARGET void us_wide_setup(us_gcm *context) {
     }
 }
 
+/// Karatsuba sums of one group of eight 256-bit multiplies, kept unreduced until `fold`.
+typedef struct { __m256i lo, hi, mid; } us_products;
+
+/// Adds the products of the pair of blocks `j` of a group (two blocks at `data + 32 * j`, `y`
+/// xored into the first block of pair 0) and the matching pair of powers of H.
+US_WIDE_TARGET static inline void multiply_pair(const us_gcm *context, int j, const uint8_t *data, __m128i y, us_products *sums) {
+    const __m256i reverse = _mm256_broadcastsi128_si256(US_REVERSE_BYTES);
+    __m256i x = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 32 * j)), reverse);
+    if (j == 0) x = _mm256_xor_si256(x, _mm256_zextsi128_si256(y));
+    __m256i h = context->pairs[j];
+    __m256i halves = _mm256_xor_si256(x, _mm256_shuffle_epi32(x, 0x4e));
+    sums->lo = _mm256_xor_si256(sums->lo, _mm256_clmulepi64_epi128(x, h, 0x00));
+    sums->hi = _mm256_xor_si256(sums->hi, _mm256_clmulepi64_epi128(x, h, 0x11));
+    sums->mid = _mm256_xor_si256(sums->mid, _mm256_clmulepi64_epi128(halves, context->pair_halves[j], 0x00));
+}
+
+/// The group's GHASH value: both lanes' sums added, the middle term recovered, one reduction.
+US_WIDE_TARGET static inline __m128i fold(us_products sums) {
+    __m128i l = _mm_xor_si128(_mm256_castsi256_si128(sums.lo), _mm256_extracti128_si256(sums.lo, 1));
+    __m128i m = _mm_xor_si128(_mm256_castsi256_si128(sums.mid), _mm256_extracti128_si256(sums.mid, 1));
+    __m128i h = _mm_xor_si128(_mm256_castsi256_si128(sums.hi), _mm256_extracti128_si256(sums.hi, 1));
+    m = _mm_xor_si128(m, _mm_xor_si128(l, h));
+    return reduce(_mm_xor_si128(l, _mm_slli_si128(m, 8)), _mm_xor_si128(h, _mm_srli_si128(m, 8)));
+}
+
 /// GHASH of one group of 16 blocks at `data` into `y`: (y + X1) H^16 + X2 H^15 + ... + X16 H,
 /// two blocks per 256-bit multiply. Karatsuba's three multiplications per block (lo*lo, hi*hi,
 /// (lo+hi)*(lo+hi), whose sum with the other two is the middle term) are summed unreduced over
 /// the group, the middle term recovered and the whole reduced once.
 US_WIDE_TARGET static inline __m128i hash_group(const us_gcm *context, __m128i y, const uint8_t *data) {
-    const __m256i reverse = _mm256_broadcastsi128_si256(US_REVERSE_BYTES);
-    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256(), mid = _mm256_setzero_si256();
-    for (int j = 0; j < 8; j++) {
-        __m256i x = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(data + 32 * j)), reverse);
-        if (j == 0) x = _mm256_xor_si256(x, _mm256_zextsi128_si256(y));
-        __m256i h = context->pairs[j];
-        __m256i halves = _mm256_xor_si256(x, _mm256_shuffle_epi32(x, 0x4e));
-        lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(x, h, 0x00));
-        hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(x, h, 0x11));
-        mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(halves, context->pair_halves[j], 0x00));
-    }
-    __m128i l = _mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1));
-    __m128i m = _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1));
-    __m128i h = _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
-    m = _mm_xor_si128(m, _mm_xor_si128(l, h));
-    return reduce(_mm_xor_si128(l, _mm_slli_si128(m, 8)), _mm_xor_si128(h, _mm_srli_si128(m, 8)));
+    us_products sums = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256() };
+    for (int j = 0; j < 8; j++) multiply_pair(context, j, data, y, &sums);
+    return fold(sums);
 }
 
 /// GHASH of `length` bytes (fewer than 256) into `y`, the last partial block padded with
@@ -177,7 +189,6 @@ US_WIDE_TARGET static inline void ctr_group(const us_gcm *context, __m256i *coun
 US_WIDE_TARGET static inline __m128i stitched_group(const us_gcm *context, __m256i *counter, __m128i y, const uint8_t *hashed,
                                                     const uint8_t *in, uint8_t *out) {
     const __m256i swap = _mm256_broadcastsi128_si256(US_SWAP_COUNTER);
-    const __m256i reverse = _mm256_broadcastsi128_si256(US_REVERSE_BYTES);
     const __m256i two = _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0);
     __m256i s[8];
     __m256i c = *counter;
@@ -186,31 +197,18 @@ US_WIDE_TARGET static inline __m128i stitched_group(const us_gcm *context, __m25
         c = _mm256_add_epi32(c, two);
     }
     *counter = c;
-    __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256(), mid = _mm256_setzero_si256();
+    us_products sums = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256() };
     for (int round = 1; round < 14; round++) {
         __m256i key = context->wide_keys[round];
         for (int j = 0; j < 8; j++) s[j] = _mm256_aesenc_epi128(s[j], key);
-        if (round <= 8) {
-            int j = round - 1;
-            __m256i x = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(hashed + 32 * j)), reverse);
-            if (j == 0) x = _mm256_xor_si256(x, _mm256_zextsi128_si256(y));
-            __m256i h = context->pairs[j];
-            __m256i halves = _mm256_xor_si256(x, _mm256_shuffle_epi32(x, 0x4e));
-            lo = _mm256_xor_si256(lo, _mm256_clmulepi64_epi128(x, h, 0x00));
-            hi = _mm256_xor_si256(hi, _mm256_clmulepi64_epi128(x, h, 0x11));
-            mid = _mm256_xor_si256(mid, _mm256_clmulepi64_epi128(halves, context->pair_halves[j], 0x00));
-        }
+        if (round <= 8) multiply_pair(context, round - 1, hashed, y, &sums);
     }
     for (int j = 0; j < 8; j++) {
         s[j] = _mm256_aesenclast_epi128(s[j], context->wide_keys[14]);
         __m256i text = _mm256_loadu_si256((const __m256i *)(in + 32 * j));
         _mm256_storeu_si256((__m256i *)(out + 32 * j), _mm256_xor_si256(text, s[j]));
     }
-    __m128i l = _mm_xor_si128(_mm256_castsi256_si128(lo), _mm256_extracti128_si256(lo, 1));
-    __m128i m = _mm_xor_si128(_mm256_castsi256_si128(mid), _mm256_extracti128_si256(mid, 1));
-    __m128i h = _mm_xor_si128(_mm256_castsi256_si128(hi), _mm256_extracti128_si256(hi, 1));
-    m = _mm_xor_si128(m, _mm_xor_si128(l, h));
-    return reduce(_mm_xor_si128(l, _mm_slli_si128(m, 8)), _mm_xor_si128(h, _mm_srli_si128(m, 8)));
+    return fold(sums);
 }
 
 /// CTR over the last `length` bytes (fewer than 256): the key stream for the blocks left is
