@@ -347,6 +347,24 @@ final class AESGCMWidePathTests: XCTestCase {
         XCTAssertEqual(small, [UInt8](repeating: 0x33, count: 64), "nothing written")
     }
 
+    /// On EVP (no `CAESGCM` path), a message of 2^31 bytes or more, whose length EVP cannot
+    /// take, is refused with an error before a byte is read or written, sealing and opening.
+    func testEVPRefusesLengthsPastInt32() throws {
+        let evp = try AESGCM(key: Self.slice(160, 32), shortMessagePath: false)
+        var small = [UInt8](repeating: 0x33, count: 64)
+        let nonce = Self.slice(0, 12)
+        try small.withUnsafeMutableBytes { buffer in
+            let claimed = UnsafeRawBufferPointer(start: buffer.baseAddress, count: 1 << 31)
+            try nonce.withUnsafeBytes { n in
+                let none = UnsafeRawBufferPointer(start: nil, count: 0)
+                XCTAssertThrowsError(try evp.seal(claimed, nonce: n, aad: none, into: buffer.baseAddress!))
+                XCTAssertThrowsError(try evp.open(UnsafeRawBufferPointer(start: buffer.baseAddress, count: (1 << 31) + 16), nonce: n,
+                                                  aad: none, into: buffer.baseAddress!))
+            }
+        }
+        XCTAssertEqual(small, [UInt8](repeating: 0x33, count: 64), "nothing written")
+    }
+
     /// Input and output at every misalignment 0...15 (and 33) give the bytes of aligned buffers.
     func testUnalignedBuffers() throws {
         let key = Self.slice(64, 32)

@@ -118,6 +118,10 @@ package final class AESGCM: @unchecked Sendable {
             guard sealed == 1 else { throw Self.failure("us_gcm_seal (a text past GCM's 2^36 - 32 bytes, or CRYPTO_gcm128)") }
             return
         }
+        // EVP takes lengths as Int32.
+        guard plaintext.count <= Int(Int32.max), aad.count < Int(Int32.max) else {
+            throw Self.failure("EVP: a message or additional data of 2^31 bytes or more")
+        }
         let context = try take(encrypting: true)
         var ok = false
         defer { give(context, encrypting: true, reusable: ok) }
@@ -190,6 +194,10 @@ package final class AESGCM: @unchecked Sendable {
             giveShort(context, reusable: opened == 1)
             guard opened >= 0 else { throw Self.failure("us_gcm_open (a text past GCM's 2^36 - 32 bytes, or CRYPTO_gcm128)") }
             return opened == 1
+        }
+        // EVP takes lengths as Int32.
+        guard cipherCount <= Int(Int32.max), aad.count < Int(Int32.max) else {
+            throw Self.failure("EVP: a message or additional data of 2^31 bytes or more")
         }
         let context = try take(encrypting: false)
         var ok = false
