@@ -17,8 +17,9 @@ struct CoveringIndex {
         guard case .indexRanges(let number, _, _) = path, table.indexes.indices.contains(number) else { return nil }
         let schema = table.indexes[number].schema
         let definition = table.definition
-        let needed = reading ?? Array(definition.columns.indices)
-        guard needed.allSatisfy({ schema.columns.contains($0) || $0 == definition.rowidColumn }) else { return nil }
+        // Checked without making the list of every column when the query reads them all.
+        func held(_ column: Int) -> Bool { schema.columns.contains(column) || column == definition.rowidColumn }
+        guard reading.map({ $0.allSatisfy(held) }) ?? definition.columns.indices.allSatisfy(held) else { return nil }
         self.number = number
         columns = schema.columns
         descending = schema.descending

@@ -241,8 +241,14 @@ extension SQLDatabase {
     /// Evaluates a LIMIT or OFFSET expression: it must be an integer.
     func integerClause(_ expr: Expr?, _ context: RowContext) throws -> Int64? {
         guard let expr else { return nil }
-        var resolver = Resolver(table: nil)
-        let value = SQLValues.apply(.numeric, to: try Evaluator.evaluate(try resolver.resolve(expr, allowAggregates: false), context))
+        let value: SQLValue
+        if case .literal(let literal) = expr {
+            // `LIMIT 10`: what resolving and evaluating a literal gives, without a resolver.
+            value = SQLValues.apply(.numeric, to: literal)
+        } else {
+            var resolver = Resolver(table: nil)
+            value = SQLValues.apply(.numeric, to: try Evaluator.evaluate(try resolver.resolve(expr, allowAggregates: false), context))
+        }
         guard case .integer(let i) = value else { throw SQLExecutionError("datatype mismatch") }
         return i
     }
