@@ -187,3 +187,32 @@ final class ScanPrefilterTests: XCTestCase {
         d.check("SELECT * FROM e")
     }
 }
+
+/// Every clause that filters stops at a NULL part of a top-level AND, as SQLite jumps on false
+/// or NULL there: the part after it is not evaluated, so its error is not raised. A plain AND
+/// expression still evaluates both sides.
+final class FilterClauseNullTests: XCTestCase {
+    func testClausesStopAtANullPartOfAnAnd() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (id INTEGER PRIMARY KEY, g INTEGER, a INTEGER, b INTEGER)",
+               "INSERT INTO t VALUES (1, 1, NULL, -9223372036854775808), (2, 2, 5, 1)",
+               "CREATE TABLE log (id INTEGER PRIMARY KEY, note TEXT)",
+               "CREATE TABLE u (k INTEGER PRIMARY KEY, v INTEGER, w INTEGER)",
+               "INSERT INTO u VALUES (1, NULL, -9223372036854775808)"])
+        for sql in ["SELECT g FROM t GROUP BY g HAVING max(a) > 3 AND abs(min(b)) > 0",
+                    "SELECT CASE WHEN a > 3 AND abs(b) > 0 THEN 'yes' ELSE 'no' END FROM t",
+                    "SELECT iif(a > 3 AND abs(b) > 0, 'yes', 'no') FROM t",
+                    "SELECT 1 WHERE NULL AND abs(-9223372036854775808) > 0",
+                    "SELECT (a > 3 AND abs(b) > 0) FROM t",   // an expression: both sides, the error
+                    "SELECT id FROM t WHERE (a > 3 AND abs(b) > 0) OR id = 2",
+                    "SELECT t.id FROM t JOIN u ON u.k = t.g WHERE (t.a > 3 AND abs(t.b) > 0) OR u.k = 2",
+                    "SELECT id FROM t WHERE NOT (a > 3 AND abs(b) > 0)"] {
+            d.check(sql)
+        }
+        d.run(["CREATE TRIGGER note AFTER UPDATE ON t WHEN new.a > 3 AND abs(new.b) > 0 BEGIN INSERT INTO log (note) VALUES ('fired'); END"])
+        d.check("UPDATE t SET g = g + 1")
+        d.check("SELECT note FROM log")
+        d.check("INSERT INTO u VALUES (1, 7, 0) ON CONFLICT (k) DO UPDATE SET v = excluded.v WHERE u.v > 3 AND abs(u.w) > 0")
+        d.check("SELECT * FROM u")
+    }
+}

@@ -82,7 +82,7 @@ final class NestedLoops {
     }
 
     private func passes(_ terms: [Expr], skipping: [Int] = []) throws -> Bool {
-        for (number, term) in terms.enumerated() where try !skipping.contains(number) && Evaluator.condition(term, context) != true {
+        for (number, term) in terms.enumerated() where try !skipping.contains(number) && !Evaluator.keeps(term, context) {
             return false
         }
         return true

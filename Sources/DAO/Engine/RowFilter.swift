@@ -51,7 +51,7 @@ struct RowFilter {
         self.conjuncts = conjuncts
     }
 
-    /// Whether the current row of `context` passes (as `Evaluator.condition(...) == true`).
+    /// Whether the current row of `context` passes (as `Evaluator.keeps` would say).
     /// - Throws: what a conjunct evaluated by the Evaluator throws.
     @inline(__always)
     func matches(_ context: RowContext) throws -> Bool {
@@ -60,7 +60,7 @@ struct RowFilter {
             case .comparisons(let comparisons):
                 for comparison in comparisons where Self.holds(comparison, context) != true { return false }
             case .expression(let expr):
-                if try Evaluator.condition(expr, context) != true { return false }
+                if try !Evaluator.keeps(expr, context) { return false }
             }
         }
         return true

@@ -239,7 +239,7 @@ extension SQLDatabase {
             context.rowid = rowid
             if let filter {
                 if try !filter.matches(context) { return true }
-            } else if let whereClause, try Evaluator.condition(whereClause, context) != true {
+            } else if let whereClause, try !Evaluator.keeps(whereClause, context) {
                 return true
             }
             matches.append((rowid, row))

@@ -419,7 +419,7 @@ extension SQLDatabase {
         @inline(__always) func passes() throws -> Bool {
             if let fastFilter { return try fastFilter.matches(context) }
             guard let rowFilter else { return true }
-            return try Evaluator.condition(rowFilter, context) == true
+            return try Evaluator.keeps(rowFilter, context)
         }
 
         // Per-row state in a class (SelectRun): see there.
@@ -521,7 +521,7 @@ extension SQLDatabase {
                     try accumulate()
                     return true
                 }
-            } else if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
+            } else if try whereClause.map({ try Evaluator.keeps($0, context) }) ?? true {
                 try accumulate()
             }
             if aggregation.groups.isEmpty && groupBy.isEmpty {
@@ -537,7 +537,7 @@ extension SQLDatabase {
                 context.row = groups[g].row
                 context.rowid = groups[g].rowid
                 context.aggregates = try groups[g].accumulators.map { try $0.result() }
-                if let having, try Evaluator.condition(having, context) != true { continue }
+                if let having, try !Evaluator.keeps(having, context) { continue }
                 if try !emit() { break }
             }
         } else if let join = compiled.join {
@@ -548,7 +548,7 @@ extension SQLDatabase {
                 return try emit()
             }
         } else {
-            if try whereClause.map({ try Evaluator.condition($0, context) == true }) ?? true {
+            if try whereClause.map({ try Evaluator.keeps($0, context) }) ?? true {
                 _ = try emit()
             }
         }

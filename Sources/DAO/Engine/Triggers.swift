@@ -111,7 +111,7 @@ extension SQLDatabase {
                 let condition = try resolver.resolve(try rows.substitute(when), allowAggregates: false)
                 let whenContext = RowContext(parameters: [])
                 whenContext.database = self
-                guard try Evaluator.condition(condition, whenContext) == true else { continue }
+                guard try Evaluator.keeps(condition, whenContext) else { continue }
             }
             do {
                 try runTriggerBody(trigger, key: key, rows)

@@ -82,7 +82,7 @@ extension SQLDatabase {
         let context = upsert.context
         context.row = old + proposed
         context.rowid = victim
-        if let whereClause = upsert.whereClause, try Evaluator.condition(whereClause, context) != true { return false }
+        if let whereClause = upsert.whereClause, try !Evaluator.keeps(whereClause, context) { return false }
         var values: [(Int, SQLValue)] = []
         for (target, expr) in assignments { values.append((target, try Evaluator.evaluate(expr, context))) }
         var updated = old

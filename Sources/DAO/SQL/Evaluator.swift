@@ -182,7 +182,7 @@ enum Evaluator {
                     }
                 }
             } else {
-                for (when, result) in whens where try Evaluator.condition(when, context) == true {
+                for (when, result) in whens where try Evaluator.keeps(when, context) {
                     return try evaluate(result, context)
                 }
             }
@@ -194,13 +194,27 @@ enum Evaluator {
         }
     }
 
-    /// The truth of a condition (WHERE, HAVING, CASE WHEN): AND, OR and NOT short-circuit, as
-    /// SQLite's jumps do; nil is unknown.
     /// The code points of a value's text up to its first NUL, as LIKE and GLOB read them.
     static func codePoints(_ value: SQLValue) -> [UInt32] {
         SQLiteText.codePoints(SQLiteText.beforeNul(SQLiteText.bytes(of: value) ?? []))
     }
 
+    /// Whether a filtering clause (WHERE, HAVING, a trigger's WHEN, an upsert's WHERE, CASE's
+    /// WHEN, iif's test) keeps the row: true only when `expr` is true. SQLite decides such a
+    /// clause with jumps that stop as soon as the answer is known, NULL counting as not true:
+    /// an AND stops at a part that is false or NULL, an OR at one that is true (so a part after
+    /// a NULL one of an AND is not evaluated and cannot raise an error); below NOT and in other
+    /// expressions, `condition`'s three-valued rules.
+    static func keeps(_ expr: Expr, _ context: RowContext) throws -> Bool {
+        switch expr {
+        case .binary(.and, let left, let right): return try keeps(left, context) && keeps(right, context)
+        case .binary(.or, let left, let right): return try keeps(left, context) || keeps(right, context)
+        default: return try condition(expr, context) == true
+        }
+    }
+
+    /// The truth of a condition (WHERE, HAVING, CASE WHEN): AND, OR and NOT short-circuit, as
+    /// SQLite's jumps do; nil is unknown.
     static func condition(_ expr: Expr, _ context: RowContext) throws -> Bool? {
         switch expr {
         case .binary(.and, let left, let right):

@@ -57,7 +57,7 @@ enum ScalarFunctions {
     static func evaluate(_ name: String, _ args: [Expr], _ context: RowContext) throws -> SQLValue {
         switch name {
         case "iif":
-            if try Evaluator.condition(args[0], context) == true { return try Evaluator.evaluate(args[1], context) }
+            if try Evaluator.keeps(args[0], context) { return try Evaluator.evaluate(args[1], context) }
             return try Evaluator.evaluate(args[2], context)
         case "coalesce", "ifnull":
             for (index, arg) in args.enumerated() {
