@@ -159,27 +159,38 @@ US_WIDE_TARGET static __m128i hash_additional(const us_gcm *context, int has_pre
     return y;
 }
 
-/// CTR over one group of 16 blocks from the counter `*counter` (two counter blocks, byte 12...15
-/// swapped, lanes n and n+1), eight 256-bit states in flight; `*counter` moves on by 16.
-US_WIDE_TARGET static inline void ctr_group(const us_gcm *context, __m256i *counter, const uint8_t *in, uint8_t *out) {
+/// The first step of a group of 16 CTR blocks: the counter blocks from `*counter` (two counter
+/// blocks, bytes 12...15 swapped, lanes n and n+1) xored with round key 0 into eight 256-bit
+/// states; `*counter` moves on by 16.
+US_WIDE_TARGET static inline void start_group(const us_gcm *context, __m256i *counter, __m256i s[8]) {
     const __m256i swap = _mm256_broadcastsi128_si256(US_SWAP_COUNTER);
     const __m256i two = _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0);
-    __m256i s[8];
     __m256i c = *counter;
     for (int j = 0; j < 8; j++) {
         s[j] = _mm256_xor_si256(_mm256_shuffle_epi8(c, swap), context->wide_keys[0]);
         c = _mm256_add_epi32(c, two);
     }
     *counter = c;
+}
+
+/// The last AES round of the eight states, their key stream xored with `in` into `out`.
+US_WIDE_TARGET static inline void finish_group(const us_gcm *context, __m256i s[8], const uint8_t *in, uint8_t *out) {
+    for (int j = 0; j < 8; j++) {
+        __m256i stream = _mm256_aesenclast_epi128(s[j], context->wide_keys[14]);
+        __m256i text = _mm256_loadu_si256((const __m256i *)(in + 32 * j));
+        _mm256_storeu_si256((__m256i *)(out + 32 * j), _mm256_xor_si256(text, stream));
+    }
+}
+
+/// CTR over one group of 16 blocks, eight 256-bit states in flight.
+US_WIDE_TARGET static inline void ctr_group(const us_gcm *context, __m256i *counter, const uint8_t *in, uint8_t *out) {
+    __m256i s[8];
+    start_group(context, counter, s);
     for (int round = 1; round < 14; round++) {
         __m256i key = context->wide_keys[round];
         for (int j = 0; j < 8; j++) s[j] = _mm256_aesenc_epi128(s[j], key);
     }
-    for (int j = 0; j < 8; j++) {
-        s[j] = _mm256_aesenclast_epi128(s[j], context->wide_keys[14]);
-        __m256i text = _mm256_loadu_si256((const __m256i *)(in + 32 * j));
-        _mm256_storeu_si256((__m256i *)(out + 32 * j), _mm256_xor_si256(text, s[j]));
-    }
+    finish_group(context, s, in, out);
 }
 
 /// One group of CTR (16 blocks, `in` to `out`) stitched with the GHASH of 16 other blocks at
@@ -188,26 +199,16 @@ US_WIDE_TARGET static inline void ctr_group(const us_gcm *context, __m256i *coun
 /// before `out` is written (opening in place hashes the group it decrypts).
 US_WIDE_TARGET static inline __m128i stitched_group(const us_gcm *context, __m256i *counter, __m128i y, const uint8_t *hashed,
                                                     const uint8_t *in, uint8_t *out) {
-    const __m256i swap = _mm256_broadcastsi128_si256(US_SWAP_COUNTER);
-    const __m256i two = _mm256_set_epi32(2, 0, 0, 0, 2, 0, 0, 0);
     __m256i s[8];
-    __m256i c = *counter;
-    for (int j = 0; j < 8; j++) {
-        s[j] = _mm256_xor_si256(_mm256_shuffle_epi8(c, swap), context->wide_keys[0]);
-        c = _mm256_add_epi32(c, two);
-    }
-    *counter = c;
+    start_group(context, counter, s);
     us_products sums = { _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256() };
     for (int round = 1; round < 14; round++) {
         __m256i key = context->wide_keys[round];
         for (int j = 0; j < 8; j++) s[j] = _mm256_aesenc_epi128(s[j], key);
         if (round <= 8) multiply_pair(context, round - 1, hashed, y, &sums);
     }
-    for (int j = 0; j < 8; j++) {
-        s[j] = _mm256_aesenclast_epi128(s[j], context->wide_keys[14]);
-        __m256i text = _mm256_loadu_si256((const __m256i *)(in + 32 * j));
-        _mm256_storeu_si256((__m256i *)(out + 32 * j), _mm256_xor_si256(text, s[j]));
-    }
+    // The GHASH above read `hashed` in full before this writes `out` (in place when opening).
+    finish_group(context, s, in, out);
     return fold(sums);
 }
 
