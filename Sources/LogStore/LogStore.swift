@@ -250,17 +250,13 @@ public final class LogStore: Sendable {
     /// is nil for a record that cannot be lent as stored (encrypted, compressed, custom crypt,
     /// or failing its checksum): read it by key to get it or the error that says why not.
     /// `body` must not call into the store; writes wait until the walk ends.
+    ///
+    /// The walk runs in up to `parts` slot ranges at once on as many threads (two at most, and
+    /// one for a small space or a one-core machine): `partsUsed` learns how many first, and
+    /// `body` gets its range's number with each record, so that it keeps each part's results
+    /// apart. Each record is visited once.
     /// - Throws: `StoreError.closed`; `StoreError.corrupt` when the index is damaged.
     /// - Complexity: O(keys of `space`).
-    package func forEachStoredValue(space: KeySpace, _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?) -> Void) throws {
-        try engine.forEachStoredValue(space: space) { _, key, value in body(key, value) }
-    }
-
-    /// `forEachStoredValue(space:_:)` in up to `parts` slot ranges walked at once on as many
-    /// threads (two at most, and one for a small space or a one-core machine): `partsUsed`
-    /// learns how many first, and `body` gets its range's number with each record, so that
-    /// it keeps each part's results apart. Each record is still visited once.
-    /// - Throws: as `forEachStoredValue(space:_:)`.
     package func forEachStoredValue(space: KeySpace, parts: Int, partsUsed: (Int) -> Void,
                                     _ body: (_ part: Int, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer?) -> Void) throws {
         try engine.forEachStoredValue(space: space, parts: parts, partsUsed: partsUsed, body)

@@ -1,12 +1,12 @@
 import XCTest
 @testable import LogStore
 
-/// `forEachStoredValue(space:)`: every live record of one space, once, with its value lent
+/// `forEachStoredValue(space:parts:partsUsed:_:)`: every live record of one space, once, with its value lent
 /// only when it is stored plain and passes its checksum.
 final class SpaceWalkTests: StoreTestCase {
     private func walk(_ store: LogStore, space: LogStore.KeySpace) throws -> [[UInt8]: [UInt8]?] {
         var seen: [[UInt8]: [UInt8]?] = [:]
-        try store.forEachStoredValue(space: space) { key, value in
+        try store.forEachStoredValue(space: space, parts: 1, partsUsed: { XCTAssertEqual($0, 1) }) { _, key, value in
             XCTAssertFalse(seen.keys.contains(Array(key)), "a key walked twice")
             let lent: [UInt8]? = value.map { Array($0) }
             seen.updateValue(lent, forKey: Array(key))   // a nil value kept, not a removal
@@ -31,7 +31,7 @@ final class SpaceWalkTests: StoreTestCase {
         try store.compact()
         XCTAssertEqual(try walk(store, space: 3), expected, "after compaction")
         try store.close()
-        XCTAssertThrowsError(try store.forEachStoredValue(space: 3) { _, _ in }) { error in
+        XCTAssertThrowsError(try store.forEachStoredValue(space: 3, parts: 1, partsUsed: { _ in }) { _, _, _ in }) { error in
             guard case StoreError.closed = error else { return XCTFail("\(error)") }
         }
     }

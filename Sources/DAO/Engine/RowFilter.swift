@@ -69,13 +69,8 @@ struct RowFilter {
     /// The comparison for the current row: nil when either side is NULL.
     @inline(__always)
     private static func holds(_ comparison: Comparison, _ context: RowContext) -> Bool? {
-        holds(comparison, value: comparison.slot < 0 ? SQLValue.integer(context.rowid) : context.row[comparison.slot])
-    }
-
-    /// The comparison for a column value `value`: nil when either side is NULL.
-    @inline(__always)
-    static func holds(_ comparison: Comparison, value: SQLValue) -> Bool? {
         guard let constant = comparison.constant else { return nil }
+        let value = comparison.slot < 0 ? SQLValue.integer(context.rowid) : context.row[comparison.slot]
         if case .null = value { return nil }
         let left = comparison.affinity.map { SQLValues.apply($0, to: value, unlessKept: comparison.keepColumn) } ?? value
         let c = SQLValues.compare(left, constant)

@@ -426,8 +426,10 @@ extension SQLDatabase {
         let run = cache?.idleRun ?? SelectRun()
         cache?.idleRun = nil
         defer {
-            run.clear()
-            cache?.idleRun = run
+            if let cache {
+                run.clear()
+                cache.idleRun = run
+            }
         }
         let earlyStop: Int64? = ordered ? wanted.map { $0.addingReportingOverflow(offset).overflow ? Int64.max : $0 + offset } : nil
         // A full scan that reads to the end keeps only the rows its leading comparisons cannot

@@ -18,7 +18,7 @@ extension StoreEngine {
     /// until the walk ends.
     /// - Throws: `StoreError.closed`; `StoreError.corrupt` when the keydir is damaged.
     /// - Complexity: O(keys of `space`): no hashing, no probing.
-    func forEachStoredValue(space: UInt32, parts: Int = 1, partsUsed: (Int) -> Void = { _ in },
+    func forEachStoredValue(space: UInt32, parts: Int, partsUsed: (Int) -> Void,
                             _ body: (Int, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) -> Void) throws {
         try rw.withReadLock {
             guard !isClosed else { throw StoreError.closed }

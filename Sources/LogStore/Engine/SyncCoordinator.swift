@@ -16,8 +16,9 @@ import Darwin
 /// itself and the few already back, and the rest would wait a whole fsync more (issue 16's
 /// 8-writer run: 3.9 writes per fsync, counted with strace). So a leader first waits, yielding
 /// its CPU, until as many writers are waiting as were waiting when the last sync ended, for at
-/// most half the last sync's duration (and never more than 0.5 ms). A writer that stopped writing only costs
-/// that bound once: the expected count then drops to the writers that came back.
+/// most half the last sync's duration (and never more than 0.5 ms). A writer that stopped
+/// writing only costs that bound once: the expected count then drops to the writers that came
+/// back.
 final class SyncCoordinator: @unchecked Sendable {
     private let mutex = Mutex()
     private let condition = Condition()
