@@ -85,6 +85,29 @@ final class ForEachRowTests: XCTestCase {
         XCTAssertEqual(odd.rows, [[.text("a\u{FFFD}b")]])
     }
 
+    /// A `SELECT *` of one table hands out the scan's own row (no copy): rows the body keeps
+    /// must stay as they were while the scan reads the next ones into a new buffer, through
+    /// every path (rowid order, index range, covering index, a column added later).
+    func testKeptWholeRowsStayAsTheyWere() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try fill(db)
+        try db.execute("ALTER TABLE t ADD COLUMN extra TEXT DEFAULT 'x'")
+        try db.execute("UPDATE t SET extra = 'y' || id WHERE id < 40")
+        try db.execute("CREATE TABLE pair (a INTEGER, b TEXT)")
+        try db.execute("CREATE INDEX pair_ab ON pair (a, b)")
+        for i in 0..<300 { try db.execute("INSERT INTO pair VALUES (?, ?)", arguments: [.integer(Int64(i % 17)), .text("b\(i)")]) }
+        for sql in ["SELECT * FROM t", "SELECT * FROM t WHERE k BETWEEN 3 AND 7", "SELECT * FROM t WHERE id > 700 ORDER BY id DESC",
+                    "SELECT id, k, name, v, extra FROM t WHERE name > 'n4' ORDER BY name DESC LIMIT 30",
+                    "SELECT a, b FROM pair WHERE a BETWEEN 2 AND 5", "SELECT * FROM pair WHERE a > 10"] {
+            var kept: [SQLRow] = []
+            let count = try db.forEachRow(sql) { kept.append($0) }
+            XCTAssertEqual(db.lastStreamedRows, count, sql)
+            XCTAssertEqual(kept.map(\.values), try db.execute(sql).rows, sql)
+            XCTAssertGreaterThan(count, 1, sql)
+        }
+    }
+
     func testAPreparedStatementStreamsWithEachBinding() throws {
         let temporary = try TemporaryStore()
         let db = try temporary.database

@@ -36,27 +36,61 @@ extension SQLDatabase {
                    _ body: () throws -> Bool) throws {
         guard let covering = CoveringIndex(table, path, reading: columns),
               case .indexRanges(_, let ranges, let reverse) = path else {
+            let loader = RowLoader(database: self, table: table, columns: columns, context: context)
             try scan(table, path) { rowid in
-                guard try load(table, rowid, columns: columns, into: &context.row) else { return true }
-                context.rowid = rowid
+                guard try loader.load(rowid) else { return true }
                 return try body()
             }
             return
         }
         let width = table.definition.columns.count
         if context.row.count != width { context.row = [SQLValue].filled(.null, count: width) }
-        try scanIndexEntries(table.indexes[covering.number], ranges, reverse: reverse) { rowid, entry in
-            let decoded = IndexKeyCodec.decodeKey(entry, descending: covering.descending, affinities: covering.affinities) { position, value in
-                context.row[covering.columns[position]] = value
+        // The index's arrays are entered once for the scan: read per entry through the
+        // closure's captures, each was retained and released for every entry.
+        let alias = covering.rowidColumn
+        try covering.columns.withUnsafeBufferPointer { held in
+            try covering.descending.withUnsafeBufferPointer { descending in
+                try covering.affinities.withUnsafeBufferPointer { affinities in
+                    try scanIndexEntries(table.indexes[covering.number], ranges, reverse: reverse) { rowid, entry in
+                        let decoded = IndexKeyCodec.decodeKey(entry, descending: descending, affinities: affinities) { position, value in
+                            context.row[held[position]] = value
+                        }
+                        if decoded {
+                            rowsVisited += 1
+                            if let alias { context.row[alias] = .integer(rowid) }
+                        } else {
+                            guard try load(table, rowid, columns: columns, into: &context.row) else { return true }
+                        }
+                        context.rowid = rowid
+                        return try body()
+                    }
+                }
             }
-            if decoded {
-                rowsVisited += 1
-                if let alias = covering.rowidColumn { context.row[alias] = .integer(rowid) }
-            } else {
-                guard try load(table, rowid, columns: columns, into: &context.row) else { return true }
-            }
-            context.rowid = rowid
-            return try body()
         }
+    }
+}
+
+/// Loads the rows of one scan into its context: `SQLDatabase.load` with the references it needs
+/// held by one object. A scan's row closure that captured them separately retained and
+/// released each of the four twice for every row.
+final class RowLoader {
+    let database: SQLDatabase
+    let table: TableState
+    let columns: [Int]?
+    let context: RowContext
+
+    init(database: SQLDatabase, table: TableState, columns: [Int]?, context: RowContext) {
+        self.database = database
+        self.table = table
+        self.columns = columns
+        self.context = context
+    }
+
+    /// Reads row `rowid` into the context's row and rowid; false when there is no such row.
+    @inline(__always)
+    func load(_ rowid: Int64) throws -> Bool {
+        guard try database.load(table, rowid, columns: columns, into: &context.row) else { return false }
+        context.rowid = rowid
+        return true
     }
 }

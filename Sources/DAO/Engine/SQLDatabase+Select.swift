@@ -132,6 +132,13 @@ final class CompiledSelect {
         }
         return slots
     }()
+    /// Whether the result columns are the table's columns, each once and in order
+    /// (`SELECT *`, or every column named in order): a streamed row of a single-table scan is
+    /// then the scan's row itself, handed out without a copy.
+    lazy var outputIsWholeRow: Bool = {
+        guard let table, join == nil, let slots = outputSlots else { return false }
+        return slots == Array(0..<table.definition.columns.count)
+    }()
     /// The WHERE clause without the terms an access path consumed, for the consumed set it was
     /// made for (the same from run to run unless an operand turns NULL).
     private var residualCache: (consumed: [Int], clause: Expr?)?
@@ -444,6 +451,7 @@ extension SQLDatabase {
         // superset of those returned: only an error of a row not returned can differ.
         let deferOutputs = !distinct && (ordered || wanted != nil)
         let outputSlots = compiled.outputSlots
+        let outputIsWholeRow = compiled.outputIsWholeRow
         // Rows go straight to the sink when they come in their final order: with the OFFSET
         // skipped and the LIMIT counted as they are made (the deferred path), or with neither
         // (the other path cuts its window after the scan).
@@ -470,6 +478,9 @@ extension SQLDatabase {
         /// `run.outputBuffer` (reused from row to row) and handed to the sink.
         func keepOutputs() throws {
             guard streaming else { try keep(try evaluateOutputs()); return }
+            // The row as loaded is the result row: the sink takes it as it is (a body that
+            // keeps it holds a copy; the next row is then written into a new buffer).
+            if outputIsWholeRow, context.row.count == outputs.count { try keep(context.row); return }
             // Sized once for the columns, then overwritten in place (emptying and appending
             // went through the generic replaceSubrange and a capacity check per value).
             if run.outputBuffer.count != outputs.count { run.outputBuffer = .filled(.null, count: outputs.count) }

@@ -10,7 +10,8 @@ extension IndexKeyCodec {
     /// Decodes the key columns of `entry` (in index order, `descending` per column) and passes
     /// each value with its position in the index to `body`. False when a value's type cannot be
     /// told from the bytes and `affinities` (or the bytes are malformed): nothing to trust then.
-    static func decodeKey(_ entry: UnsafeRawBufferPointer, descending: [Bool], affinities: [Affinity],
+    @inline(__always)
+    static func decodeKey(_ entry: UnsafeRawBufferPointer, descending: UnsafeBufferPointer<Bool>, affinities: UnsafeBufferPointer<Affinity>,
                           _ body: (Int, SQLValue) -> Void) -> Bool {
         var at = 0
         for column in 0..<descending.count {
@@ -33,6 +34,14 @@ extension IndexKeyCodec {
                 }
                 body(column, value)
             case textTag, blobTag:
+                // Ascending and without an escaped zero byte (the common case): the value is
+                // the bytes up to the terminator, taken as they are.
+                if invert == 0, let end = plainEnd(entry, from: at) {
+                    let bytes = UnsafeRawBufferPointer(rebasing: entry[at..<end])
+                    at = end + 2
+                    body(column, tag == textTag ? .text(utf8: bytes) : .blob(Array(bytes)))
+                    continue
+                }
                 var bytes: [UInt8] = []
                 var closed = false
                 while at + 1 < entry.count {
@@ -51,6 +60,18 @@ extension IndexKeyCodec {
             }
         }
         return true
+    }
+
+    /// Where the terminator (0x00 0x00) of the text or blob starting at `from` is, when no
+    /// escaped zero byte (0x00 0xFF) comes before it; nil otherwise (or when there is none).
+    @inline(__always)
+    private static func plainEnd(_ entry: UnsafeRawBufferPointer, from: Int) -> Int? {
+        var i = from
+        while i + 1 < entry.count {
+            if entry[i] == 0 { return entry[i + 1] == 0 ? i : nil }
+            i += 1
+        }
+        return nil
     }
 
     /// The stored number that encodes as `value` with `tiebreak`, in a column of `affinity`;

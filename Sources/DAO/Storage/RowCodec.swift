@@ -103,27 +103,32 @@ enum RowCodec {
     /// slot per column of the table and is overwritten in place (no allocation per row). Returns
     /// the number of values the row stores, or nil when the bytes are not a row.
     static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]?, into values: inout [SQLValue]) -> Int? {
-        guard bytes.count >= 2, bytes[0] == formatVersion else { return nil }
+        guard bytes.count >= 2, bytes[0] == formatVersion, let base = bytes.baseAddress else { return nil }
+        let end = bytes.count
         var position = 1
-        guard let count = readVarint(bytes, &position), count < 1 << 20 else { return nil }
+        guard let count = readShortVarint(base, &position, end), count < 1 << 20 else { return nil }
         let stored = min(Int(count), values.count)
-        var next = 0
-        for column in 0..<stored {
-            let wanted: Bool
-            if let columns {
-                guard next < columns.count else { break }
-                wanted = columns[next] == column
-                if wanted { next += 1 }
-            } else {
-                wanted = true
+        // Written through one buffer pointer: `values[column] =` checked the array's
+        // uniqueness for every column.
+        return values.withUnsafeMutableBufferPointer { out -> Int? in
+            var next = 0
+            for column in 0..<stored {
+                let wanted: Bool
+                if let columns {
+                    guard next < columns.count else { break }
+                    wanted = columns[next] == column
+                    if wanted { next += 1 }
+                } else {
+                    wanted = true
+                }
+                guard position < end else { return nil }
+                let tag = base.load(fromByteOffset: position, as: UInt8.self)
+                position += 1
+                guard let value = readValue(tag: tag, bytes, &position, keep: wanted) else { return nil }
+                if wanted { out[column] = value }
             }
-            guard position < bytes.count else { return nil }
-            let tag = bytes[position]
-            position += 1
-            guard let value = readValue(tag: tag, bytes, &position, keep: wanted) else { return nil }
-            if wanted { values[column] = value }
+            return Int(count)
         }
-        return Int(count)
     }
 
     /// Finds the stored values of `columns` (ascending positions) in the row `bytes` without
@@ -212,25 +217,25 @@ enum RowCodec {
     /// not a value of this format.
     @inline(__always)
     static func readValue(tag: UInt8, _ bytes: UnsafeRawBufferPointer, _ position: inout Int, keep: Bool = true) -> SQLValue? {
+        guard let base = bytes.baseAddress else { return nil }
+        let end = bytes.count
         switch tag {
         case 0:
             return .null
         case 1:
-            guard let raw = readVarint(bytes, &position) else { return nil }
+            guard let raw = readShortVarint(base, &position, end) else { return nil }
             return keep ? .integer(Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))) : .null
         case 2:
-            guard position + 8 <= bytes.count else { return nil }
+            guard end - position >= 8 else { return nil }
             defer { position += 8 }
             guard keep else { return .null }
-            var bits: UInt64 = 0
-            for i in 0..<8 { bits = bits << 8 | UInt64(bytes[position + i]) }
-            return .real(Double(bitPattern: bits))
+            return .real(Double(bitPattern: UInt64(bigEndian: base.loadUnaligned(fromByteOffset: position, as: UInt64.self))))
         case 3, 4:
-            guard let length = readVarint(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
+            guard let length = readShortVarint(base, &position, end), length <= UInt64(end - position) else { return nil }
             defer { position += Int(length) }
             guard keep else { return .null }
-            let slice = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(length)])
-            return tag == 3 ? .text(bytes: slice) : .blob([UInt8](slice))
+            let slice = UnsafeRawBufferPointer(start: base + position, count: Int(length))
+            return tag == 3 ? .text(utf8: slice) : .blob([UInt8](slice))
         default:
             return nil
         }
