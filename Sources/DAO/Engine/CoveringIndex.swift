@@ -15,11 +15,17 @@ struct CoveringIndex {
     /// (nil: every column) is an index column or the rowid alias.
     init?(_ table: TableState, _ path: AccessPath, reading: [Int]?) {
         guard case .indexRanges(let number, _, _) = path, table.indexes.indices.contains(number) else { return nil }
+        // Checked on the table's own arrays, without copying the schema or making the list of
+        // every column when the query reads them all: most index scans are not covered.
+        let alias = table.definition.rowidColumn
+        func held(_ column: Int) -> Bool { table.indexes[number].schema.columns.contains(column) || column == alias }
+        if let reading {
+            guard reading.allSatisfy(held) else { return nil }
+        } else {
+            guard (0..<table.definition.columns.count).allSatisfy(held) else { return nil }
+        }
         let schema = table.indexes[number].schema
         let definition = table.definition
-        // Checked without making the list of every column when the query reads them all.
-        func held(_ column: Int) -> Bool { schema.columns.contains(column) || column == definition.rowidColumn }
-        guard reading.map({ $0.allSatisfy(held) }) ?? definition.columns.indices.allSatisfy(held) else { return nil }
         self.number = number
         columns = schema.columns
         descending = schema.descending

@@ -175,6 +175,13 @@ struct Planner {
         // 2. Index equality on a leading prefix (longest prefix wins; unique indexes first).
         var best: (index: Int, keys: [[SQLValue]], length: Int, used: [Int])?
         for number in table.indexes.indices {
+            // An index whose first column has no equality is passed over before any array is
+            // made for it (most indexes of most queries).
+            let leading = table.indexes[number].schema.columns[0]
+            guard found.contains(where: { entry in
+                guard entry.slot == leading, case .equal = entry.predicate else { return false }
+                return true
+            }) else { continue }
             var keys: [[SQLValue]] = [[]]
             var length = 0
             var used: [Int] = []
@@ -231,9 +238,8 @@ struct Planner {
         }
         // 4. Index range (or LIKE prefix) on the first column of an index.
         for number in table.indexes.indices {
-            let index = table.indexes[number]
-            let first = index.schema.columns[0]
-            let descending = index.schema.descending[0]
+            let first = table.indexes[number].schema.columns[0]
+            let descending = table.indexes[number].schema.descending[0]
             var range = KeyRange()
             var usable = false
             var ranges: [KeyRange]?
@@ -261,7 +267,7 @@ struct Planner {
                 // Values below every number or text: NULLs never satisfy a range.
                 if range.lower == nil && !descending { range.lower = [.null]; range.lowerInclusive = false }
                 if range.upper == nil && descending { range.upper = [.null]; range.upperInclusive = false }
-                let (ordered, reverse) = orderSatisfied(by: index, skipping: 0, orderBy, single: true)
+                let (ordered, reverse) = orderSatisfied(by: table.indexes[number], skipping: 0, orderBy, single: true)
                 return (.indexRanges(index: number, ranges: [range], reverse: reverse), ordered, enforced([lowerFrom, upperFrom].compactMap { $0 }))
             }
         }

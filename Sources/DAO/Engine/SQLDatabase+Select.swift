@@ -132,6 +132,20 @@ final class CompiledSelect {
         }
         return slots
     }()
+    /// The ORDER BY as the Planner reads it: slots and directions when every term is a bare
+    /// column (and the query is neither an aggregate nor DISTINCT, unless it has no ORDER BY),
+    /// else nil. Made once per compiled statement (it was an array made per run).
+    private var simpleOrderMade: (distinct: Bool, order: [(slot: Int, descending: Bool)]?)?
+    func simpleOrder(distinct: Bool) -> [(slot: Int, descending: Bool)]? {
+        if let made = simpleOrderMade, made.distinct == distinct { return made.order }
+        var order: [(slot: Int, descending: Bool)]? = []
+        for term in orderBy {
+            if case .slot(let slot, _) = term.expr { order?.append((slot, term.descending)) } else { order = nil }
+        }
+        if isAggregate || distinct { order = order?.isEmpty == true ? [] : nil }
+        simpleOrderMade = (distinct, order)
+        return order
+    }
     /// Whether the result columns are the table's columns, each once and in order
     /// (`SELECT *`, or every column named in order): a streamed row of a single-table scan is
     /// then the scan's row itself, handed out without a copy.
@@ -394,11 +408,7 @@ extension SQLDatabase {
         // What a single-table scan evaluates per row: WHERE without the terms its path enforces.
         var residual = whereClause
         if let table {
-            var simpleOrder: [(slot: Int, descending: Bool)]? = []
-            for term in orderBy {
-                if case .slot(let slot, _) = term.expr { simpleOrder?.append((slot, term.descending)) } else { simpleOrder = nil }
-            }
-            if isAggregate || distinct { simpleOrder = simpleOrder?.isEmpty == true ? [] : nil }
+            let simpleOrder = orderBy.isEmpty ? [] : compiled.simpleOrder(distinct: distinct)
             let planner = Planner(table: table, context: context)
             let plannerOrder = simpleOrder ?? [(slot: Int.min, descending: false)]
             if select.indexHint == nil, let kept = compiled.equalityChoice, let keptPath = try planner.path(kept, compiled.plannerTerms) {
