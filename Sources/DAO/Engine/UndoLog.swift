@@ -16,12 +16,18 @@ enum UndoEntry {
     case deletedRow(TableState, rowid: Int64, previous: PendingRows.Slot?)
 }
 
-/// The undo log of the open transaction (or statement), newest last: 16 bytes a row change.
+/// The undo log of the open transaction (or statement), newest last: 16 bytes a row change,
+/// and one entry for a run of inserts of consecutive new rowids (a bulk load's).
 ///
 /// A row entry packs, beside its rowid, its kind (2 bits), its previous pending state (2 bits:
-/// none, deleted, a slot), the table as an index into `tables` (20 bits) and the previous slot
-/// (40 bits: an arena of up to 1 TiB). Actions are kept in `actions`, in order; an entry out of
-/// those bounds is kept whole in `wide`.
+/// none, deleted, a slot, or 3 for a run), the table as an index into `tables` (20 bits) and the
+/// previous slot (40 bits: an arena of up to 1 TiB). A run is an insert entry whose rowid is the
+/// run's first and whose slot field holds its length minus one: rows `rowid ..< rowid + length`
+/// of that table inserted one after another, none with a pending state before. Actions are kept
+/// in `actions`, in order; an entry out of those bounds is kept whole in `wide`.
+///
+/// `count` counts the changes, a run's rows one by one, so that a statement's mark (a count)
+/// stays valid when the statement's inserts extend a run begun before it.
 struct UndoLog {
     private struct Packed {
         /// The rowid, or the index into `actions` or `wide`.
@@ -31,6 +37,9 @@ struct UndoLog {
 
     private static let actionKind: UInt64 = 0, insertedKind: UInt64 = 1, deletedKind: UInt64 = 2, wideKind: UInt64 = 3
     private static let slotBits: UInt64 = 40, tableBits: UInt64 = 20
+    /// The previous-state value that marks a run of inserts.
+    private static let runState: UInt64 = 3
+    private static let slotMask: UInt64 = 1 << slotBits - 1
 
     private var entries: [Packed] = []
     private var actions: [() -> Void] = []
@@ -39,10 +48,12 @@ struct UndoLog {
     private var tables: [TableState] = []
     private var lastTable: (id: ObjectIdentifier, number: UInt64)?
 
-    var count: Int { entries.count }
+    /// The changes logged (a run counts each of its rows).
+    private(set) var count = 0
     var isEmpty: Bool { entries.isEmpty }
 
     mutating func append(_ entry: UndoEntry) {
+        count += 1
         switch entry {
         case .action(let action):
             entries.append(Packed(value: Int64(actions.count), bits: Self.actionKind << 62))
@@ -66,6 +77,19 @@ struct UndoLog {
             wide.append(entry)
             return
         }
+        // The next rowid of the same table, inserted with no pending state before: the last
+        // entry (a lone insert or a run) grows by one row.
+        if kind == Self.insertedKind, previousKind == 0, let last = entries.last, last.bits >> 62 == Self.insertedKind,
+           last.bits >> Self.slotBits & (1 << Self.tableBits - 1) == number {
+            let state = last.bits >> 60 & 3
+            let length: UInt64 = state == Self.runState ? (last.bits & Self.slotMask) + 1 : 1
+            if state == 0 || state == Self.runState, length < Self.slotMask,
+               last.value < Int64.max - Int64(length), rowid == last.value + Int64(length) {
+                entries[entries.count - 1] = Packed(value: last.value,
+                                                    bits: kind << 62 | Self.runState << 60 | number << Self.slotBits | length)
+                return
+            }
+        }
         entries.append(Packed(value: rowid, bits: kind << 62 | previousKind << 60 | number << Self.slotBits | slot))
     }
 
@@ -86,7 +110,20 @@ struct UndoLog {
 
     /// Takes the newest entry off the log.
     mutating func removeLast() -> UndoEntry? {
-        guard let packed = entries.popLast() else { return nil }
+        guard let last = entries.last else { return nil }
+        count -= 1
+        if last.bits >> 62 == Self.insertedKind, last.bits >> 60 & 3 == Self.runState {
+            // A run gives back its newest row; a run of one row becomes a lone insert.
+            let rows = last.bits & Self.slotMask + 1
+            let number = Int(last.bits >> Self.slotBits & (1 << Self.tableBits - 1))
+            guard tables.indices.contains(number) else { return nil }
+            let kept = rows - 1
+            entries[entries.count - 1] = Packed(value: last.value, bits: last.bits & ~(3 << 60 | Self.slotMask)
+                                                | (kept > 1 ? Self.runState << 60 | (kept - 1) : 0))
+            return .insertedRow(tables[number], rowid: last.value + Int64(rows - 1), previous: nil)
+        }
+        entries.removeLast()
+        let packed = last
         switch packed.bits >> 62 {
         case Self.actionKind:
             return actions.popLast().map(UndoEntry.action)
@@ -112,6 +149,7 @@ struct UndoLog {
     mutating func removeAll(keepingCapacity: Bool) {
         // Every statement's commit comes here, most of them (SELECTs) with nothing logged.
         if entries.isEmpty && tables.isEmpty { return }
+        count = 0
         entries.removeAll(keepingCapacity: keepingCapacity)
         if !actions.isEmpty { actions.removeAll(keepingCapacity: keepingCapacity) }
         if !wide.isEmpty { wide.removeAll() }
