@@ -262,6 +262,14 @@ public final class LogStore: Sendable {
         try engine.forEachStoredValue(space: space, parts: parts, partsUsed: partsUsed, body)
     }
 
+    /// The number of keys of `space` in the keydir (expired ones that compaction has not
+    /// dropped yet included): what a layer sizing a pass over the space expects to meet.
+    /// - Throws: `StoreError.closed`.
+    /// - Complexity: O(1).
+    package func keyCount(space: KeySpace) throws -> Int {
+        try engine.keyCount(space: space)
+    }
+
     /// Stores `value` under `key`, protected by `crypt`: `DataCrypt.default` encrypts with the
     /// store's key (AES-256-GCM), a custom crypt with its own function, `DataCrypt.plain` not at
     /// all, nil as the store's options say. `purgeable` marks it for the cache cleaner.

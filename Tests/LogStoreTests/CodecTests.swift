@@ -544,6 +544,64 @@ final class FileFormatTests: XCTestCase {
         XCTAssertThrowsError(try damagedBytes.withUnsafeBytes { try IndexSnapshot.decode($0, path: "s") })
     }
 
+    /// A table served from the mapped snapshot gives its pages back to the kernel only while no
+    /// slot was written since it was mapped (a written page is the process's only copy of the
+    /// change): every entry, changed or not, is found again afterwards.
+    func testMappedPagesAreReleasedOnlyWhileUnwritten() throws {
+        let keydir = SpaceKeyDirs()
+        var expected: [(space: UInt32, tag: UInt32, location: RecordLocation)] = []
+        for index in UInt32(1)...60_000 {
+            let tag = index &* 2_654_435_761 | 1
+            let location = RecordLocation(segment: index % 7, offset: index &* 40)
+            let space: UInt32 = index % 2 == 0 ? 4 : 0
+            keydir.tableCreating(for: space).insert(tag: tag, location: location)
+            expected.append((space, tag, location))
+        }
+        let bytes = IndexSnapshot(maxSequence: 9, nextSegmentID: 8, activeSegmentID: 7, activeLength: 64, segments: []).encode(keydir: keydir)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logstore-tests-release-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("index.snapshot").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let file = try SystemFile(path: path, flags: O_RDONLY)
+        let region = try file.map(length: bytes.count, writable: false, copyOnWrite: true)
+        let served = try IndexSnapshot.decode(UnsafeRawBufferPointer(start: region.base, count: region.length), path: path, region: region).1
+        func allFound() -> Bool {
+            expected.allSatisfy { served.table(for: $0.space)?.find(tag: $0.tag, location: $0.location) != nil }
+        }
+        /// Kilobytes of the mapping resident in this process (/proc/self/smaps).
+        func residentKB() throws -> Int {
+            let start = String(UInt(bitPattern: region.base), radix: 16)
+            let smaps = try String(contentsOfFile: "/proc/self/smaps", encoding: .utf8)
+            var inRegion = false
+            for line in smaps.split(separator: "\n") {
+                if let dash = line.firstIndex(of: "-"), line[..<dash].allSatisfy(\.isHexDigit) {
+                    inRegion = line[..<dash].drop { $0 == "0" } == start.drop { $0 == "0" }
+                } else if inRegion, line.hasPrefix("Rss:") {
+                    return Int(line.split(separator: " ")[1]) ?? -1
+                }
+            }
+            return -1
+        }
+        XCTAssertTrue(allFound())
+        let touched = try residentKB()
+        served.releaseMappedPages()
+        XCTAssertLessThan(try residentKB(), touched / 2, "the unwritten tables' pages left the process")
+        XCTAssertTrue(allFound(), "read again from the page cache")
+
+        // A written table keeps its pages: its change is still there after a release.
+        let table = try XCTUnwrap(served.table(for: 0))
+        let moved = RecordLocation(segment: 99, offset: 1)
+        let first = try XCTUnwrap(expected.first { $0.space == 0 })
+        table.setLocation(moved, at: try XCTUnwrap(table.find(tag: first.tag, location: first.location)))
+        table.insert(tag: 77, location: moved)
+        served.releaseMappedPages()
+        XCTAssertNotNil(table.find(tag: first.tag, location: moved))
+        XCTAssertNotNil(table.find(tag: 77, location: moved))
+        XCTAssertTrue(expected.allSatisfy { $0.tag == first.tag || served.table(for: $0.space)?.find(tag: $0.tag, location: $0.location) != nil })
+        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), bytes)
+    }
+
     /// A snapshot of a table far larger than its entries (after mass deletes) is loaded into a
     /// table sized anew, not a copy of the big one; every entry is still found.
     func testSnapshotOfASparseTableIsReinsertedIntoASmallerTable() throws {

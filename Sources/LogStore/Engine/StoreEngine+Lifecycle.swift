@@ -240,6 +240,10 @@ extension StoreEngine {
                         isLive: findEntry(tag: tag, space: header.space, location: location) != nil,
                         segment: segment.id, offset: offset))
                 }
+                // Every record's liveness probed the keydir: the snapshot pages that still
+                // hold only the file's bytes leave the process again (the segments' pages
+                // left it as the walk went).
+                keydir.releaseMappedPages()
             }
         }
     }

@@ -18,6 +18,14 @@ extension StoreEngine {
     /// until the walk ends.
     /// - Throws: `StoreError.closed`; `StoreError.corrupt` when the keydir is damaged.
     /// - Complexity: O(keys of `space`): no hashing, no probing.
+    /// Keys of `space` in the keydir.
+    func keyCount(space: UInt32) throws -> Int {
+        try rw.withReadLock {
+            guard !isClosed else { throw StoreError.closed }
+            return keydir.table(for: space)?.count ?? 0
+        }
+    }
+
     func forEachStoredValue(space: UInt32, parts: Int, partsUsed: (Int) -> Void,
                             _ body: (Int, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) -> Void) throws {
         try rw.withReadLock {

@@ -144,11 +144,12 @@ extension StoreEngine {
                 applyAppended(segment: segment, offset: offset, header: header)
                 offset += header.totalLength
                 if offset - readDropped > 2 * Self.streamedResidentWindow {
-                    // Every 16 windows the whole stretch behind is swept, not only the last:
+                    // Every 4 windows the whole stretch behind is swept, not only the last:
                     // a key whose tag matches an earlier record's makes the keydir read that
                     // record, and the kernel maps 64 KiB around it, far behind the head
-                    // (~170 such reads, ~11 MiB, in a 1M-row batch).
-                    let from = offset - sweptAt > 16 * Self.streamedResidentWindow ? start : readDropped
+                    // (~170 such reads, ~11 MiB, in a 1M-row batch). A sweep of pages no
+                    // longer mapped costs the kernel a page-table walk, not a fault.
+                    let from = offset - sweptAt > 4 * Self.streamedResidentWindow ? start : readDropped
                     segment.region.dropResidentPages(offset: from, count: offset - Self.streamedResidentWindow - from)
                     if from == start { sweptAt = offset }
                     readDropped = offset - Self.streamedResidentWindow

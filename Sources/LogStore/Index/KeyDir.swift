@@ -96,6 +96,24 @@ final class KeyDir {
     /// Bytes of memory the table occupies.
     var memoryBytes: Int { capacity * Self.entrySize }
 
+    /// Whether any slot has been written since the table was made or mapped: a mapped slot's
+    /// page is then the process's own copy, which only the mapping holds.
+    @exclusivity(unchecked) private var slotsWritten = false
+
+    /// Takes the pages of a table served from a mapped snapshot out of the process, when no
+    /// slot has been written since it was mapped: they are then the file's own pages, which the
+    /// next probe maps again from the page cache. A walk that looks up every record touches
+    /// all of them (24 MiB at a million keys); a written table keeps its pages (they hold its
+    /// only copy of the changes). Caller holds `writeMutex`, so no slot changes meanwhile.
+    func releaseMappedPages() {
+        guard snapshotBlocks != nil, !slotsWritten else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: slots) + page - 1) / page * page
+        let end = (Int(bitPattern: slots) + capacity * Self.entrySize) / page * page
+        guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        madvise(pointer, end - start, MADV_DONTNEED)
+    }
+
     /// The tag of a 64-bit key hash.
     @inline(__always)
     static func tag(of hash: UInt64) -> UInt32 {
@@ -145,12 +163,14 @@ final class KeyDir {
 
     @inline(__always)
     func setLocation(_ location: RecordLocation, at slot: Int) {
+        slotsWritten = true
         slots[slot].segment = location.segment
         slots[slot].offset = location.offset
     }
 
     /// Adds an entry for a key known not to be in the table. Grows the table past 3/4 full.
     func insert(tag: UInt32, location: RecordLocation) {
+        slotsWritten = true
         if (count + 1) * 4 > capacity * 3 { resize(to: capacity * 2) }
         place(Entry(tag: tag, segment: location.segment, offset: location.offset))
         count += 1
@@ -158,6 +178,7 @@ final class KeyDir {
 
     /// Removes the entry in `slot`, shifting back the entries after it that may move.
     func remove(at slot: Int) {
+        slotsWritten = true
         var hole = slot
         var j = slot
         checkBlock(of: slot)
@@ -182,6 +203,7 @@ final class KeyDir {
     /// Removes every entry.
     func removeAll() {
         verifyAll()
+        slotsWritten = true
         slots.update(repeating: Entry(tag: 0, segment: 0, offset: 0), count: capacity)
         count = 0
     }
@@ -195,6 +217,7 @@ final class KeyDir {
     /// Puts an entry back into the slot a snapshot recorded (the slot must be empty). Only
     /// valid when rebuilding the exact table the snapshot was taken of, same capacity.
     func restore(slot: Int, tag: UInt32, location: RecordLocation) {
+        slotsWritten = true
         slots[slot] = Entry(tag: tag, segment: location.segment, offset: location.offset)
         count += 1
     }
@@ -223,6 +246,7 @@ final class KeyDir {
     /// Removes every entry for which `shouldRemove` is true.
     func removeAll(where shouldRemove: (Entry) -> Bool) {
         verifyAll()
+        slotsWritten = true
         var i = 0
         while i < capacity {
             // After a removal the slot may hold a shifted entry: look at it again.

@@ -90,6 +90,11 @@ final class SpaceKeyDirs {
     var memoryBytes: Int { tables.reduce(0) { $0 + $1.memoryBytes } }
 
     /// Calls `body` with every entry of every space, space by space, each in slot order.
+    /// `KeyDir.releaseMappedPages` of every table. Caller holds `writeMutex`.
+    func releaseMappedPages() {
+        for table in tables { table.releaseMappedPages() }
+    }
+
     func forEach(_ body: (UInt32, KeyDir.Entry) throws -> Void) rethrows {
         for index in tables.indices {
             let space = spaces[index]
