@@ -69,6 +69,7 @@ extension SQLDatabase {
     /// the transaction's rows; at attach there are none).
     func loadRows(into loaders: [LogStore.KeySpace: TableLoader]) throws {
         guard !loaders.isEmpty else { return }
+        for (space, loader) in loaders { loader.expectedRows = try store.keyCount(space: space) }
         // Values stored compressed or encrypted (FORMAT.md record flags 0x08, 0x10, 0x20) are
         // read through `withValue` after the pass.
         var transformed: [(TableLoader, [UInt8])] = []

@@ -403,6 +403,11 @@ public final class SQLDatabase: @unchecked Sendable {
         do {
             if records.rowCount > streamedCommitThreshold {
                 // A big transaction: its rows go to the store a chunk at a time (CommitBatch).
+                // Its indexes give back the slack their inserts left first: the write needs
+                // room (the table's keydir grows in it).
+                for table in commitTables {
+                    for i in table.indexes.indices { table.indexes[i].entries.shrinkToFit() }
+                }
                 var cursor = CommitBatch.Cursor()
                 try store.write(streaming: { batch, chunk in
                     if chunk == 0 { cursor = CommitBatch.Cursor() }

@@ -191,6 +191,13 @@ struct KeyChunks: Sendable {
             }
         }
 
+        /// Gives the chunk's owned arrays exactly their size when their capacity is well above it.
+        mutating func shrinkToFit() {
+            guard !isMapped else { return }
+            if bytes.capacity > bytes.count + bytes.count / 8 { bytes = bytes.withUnsafeBufferPointer { Array($0) } }
+            if ends.capacity > ends.count + ends.count / 8 { ends = ends.withUnsafeBufferPointer { Array($0) } }
+        }
+
         /// Removes entry `i` (the chunk owns its entries).
         mutating func remove(at i: Int) {
             let start = start(i), end = Int(ends[i])
@@ -212,14 +219,11 @@ struct KeyChunks: Sendable {
 
     init() {}
 
-    /// Builds from `entries` (flat bytes and end offsets) taken in the order `order`, which
-    /// must be ascending.
-    init(bytes: [UInt8], ends: [Int], order: [Int32]) {
+    /// Builds from entries in one flat arena (`bounds(i)`: entry i's bytes) taken in the
+    /// order `order`, which must be ascending.
+    init(bytes: [UInt8], order: [Int32], bounds entryBounds: (Int) -> Range<Int>) {
         let fill = Self.chunkLimit * 3 / 4
-        func bounds(_ position: Int32) -> Range<Int> {
-            let i = Int(position)
-            return (i == 0 ? 0 : ends[i - 1])..<ends[i]
-        }
+        func bounds(_ position: Int32) -> Range<Int> { entryBounds(Int(position)) }
         chunks.reserveCapacity((order.count + fill - 1) / fill)
         var first = 0
         while first < order.count {
@@ -354,6 +358,14 @@ struct KeyChunks: Sendable {
     func next(_ position: Position) -> Position {
         if position.index + 1 < withChunk(position.chunk, \.entryCount) { return Position(chunk: position.chunk, index: position.index + 1) }
         return Position(chunk: position.chunk + 1, index: 0)
+    }
+
+    /// Gives every chunk arrays of exactly its size. Inserts in random order leave a chunk's
+    /// arrays up to twice as large as its entries (a quarter larger on average): before a big
+    /// commit, which needs the room, that is ~8 MB of a million-entry index.
+    /// - Complexity: O(bytes of the chunks copied).
+    mutating func shrinkToFit() {
+        for c in chunks.indices { chunks[c].shrinkToFit() }
     }
 
     /// Inserts `entry` in order.
