@@ -360,9 +360,9 @@ struct KeyChunks: Sendable {
         return Position(chunk: position.chunk + 1, index: 0)
     }
 
-    /// Gives every chunk arrays of exactly its size. Inserts in random order leave a chunk's
-    /// arrays up to twice as large as its entries (a quarter larger on average): before a big
-    /// commit, which needs the room, that is ~8 MB of a million-entry index.
+    /// Gives every chunk arrays of exactly its size where inserts left them well larger (an
+    /// insert that outgrows a chunk's arrays doubles them; a split gives both halves exact
+    /// ones): before a big commit, which needs the room (~1 MB at the bench's million rows).
     /// - Complexity: O(bytes of the chunks copied).
     mutating func shrinkToFit() {
         for c in chunks.indices { chunks[c].shrinkToFit() }
