@@ -665,8 +665,12 @@ final class SelectRun {
         skipped = 0
         deferred = []
         produced = 0
-        outputBuffer.withUnsafeMutableBufferPointer { buffer in
-            for i in buffer.indices { buffer[i] = .null }
+        // Not entered when empty (a run that streamed whole rows never filled it): entering
+        // the shared empty array for writing allocates a buffer of its own.
+        if !outputBuffer.isEmpty {
+            outputBuffer.withUnsafeMutableBufferPointer { buffer in
+                for i in buffer.indices { buffer[i] = .null }
+            }
         }
     }
 }
