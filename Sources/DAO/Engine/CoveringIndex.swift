@@ -42,6 +42,15 @@ extension SQLDatabase {
                    _ body: () throws -> Bool) throws {
         guard let covering = CoveringIndex(table, path, reading: columns),
               case .indexRanges(_, let ranges, let reverse) = path else {
+            // One row by its rowid (a primary-key lookup): read directly, the loader object
+            // would cost more than the reference counting it saves over one row.
+            if case .rowids(let ids) = path, ids.count <= 1 {
+                for rowid in ids where try load(table, rowid, columns: columns, into: &context.row) {
+                    context.rowid = rowid
+                    _ = try body()
+                }
+                return
+            }
             let loader = RowLoader(database: self, table: table, columns: columns, context: context)
             try scan(table, path) { rowid in
                 guard try loader.load(rowid) else { return true }

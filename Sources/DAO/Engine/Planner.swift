@@ -142,7 +142,7 @@ struct Planner {
         let ids = PlannerTerms.rowid(of: raw, comparison: comparison).map { [$0] } ?? []
         let ordered = orderBy.map { $0.isEmpty || ($0.count == 1 && isRowidSlot($0[0].slot)) } ?? true
         // The term is enforced unless its operand keeps its storage class (replace(); F19).
-        return (.rowids(ids), ordered, operand.keepsStorageClass ? [] : [terms.shapes[0].term])
+        return (.rowids(ids), ordered, operand.keepsStorageClass ? [] : terms.firstTermOnly)
     }
 
     /// `choose`, with the consumed terms as shape indexes.

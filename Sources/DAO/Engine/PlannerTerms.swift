@@ -30,6 +30,9 @@ struct PlannerTerms {
     let shapes: [Shape]
     /// The WHERE clause's conjuncts, in order.
     let conjuncts: [Expr]
+    /// `[shapes[0].term]` when there is one shape: the consumed list of a lone term's path,
+    /// made once here rather than by every run that plans with it.
+    let firstTermOnly: [Int]
 
     /// The operand of the first rowid equality (`rowid = x`, `rowid IS x`, with the rowid slot
     /// -1 or the table's INTEGER PRIMARY KEY column `rowidColumn`) and its comparison affinity:
@@ -106,6 +109,7 @@ struct PlannerTerms {
         }
         self.shapes = shapes
         self.conjuncts = conjuncts
+        firstTermOnly = shapes.count == 1 ? [shapes[0].term] : []
     }
 
     /// The WHERE clause without the conjuncts `consumed` (an access path enforces them): the

@@ -10,15 +10,17 @@
 /// the same rows in the same order (same rows in the store, indexes rebuilt with the same
 /// entries), and the sink skips as many as it had delivered.
 final class RowSink {
+    // One statement's sink, used by the thread running it under the statement lock: its
+    // counters skip the dynamic exclusivity checks (four a row).
     private let body: (SQLRow) throws -> Void
     /// Rows handed to `body` so far.
-    private(set) var delivered = 0
+    @exclusivity(unchecked) private(set) var delivered = 0
     /// Rows still to drop before the next one is handed out (after a run again).
-    private var skipping = 0
+    @exclusivity(unchecked) private var skipping = 0
     /// Rows handed out while the query ran (the rest came from its result afterwards).
-    private(set) var streamed = 0
+    @exclusivity(unchecked) private(set) var streamed = 0
     /// Set once the statement has run: what is delivered now comes from its result.
-    var statementDone = false
+    @exclusivity(unchecked) var statementDone = false
 
     init(_ body: @escaping (SQLRow) throws -> Void) {
         self.body = body

@@ -113,29 +113,40 @@ final class CompiledSelect {
     /// Column positions the query reads (nil: all of them).
     let columns: [Int]?
     /// The joined sources, when FROM has several items or a subquery (`table` is then nil).
-    var join: JoinPlan?
+    @exclusivity(unchecked) var join: JoinPlan?
     /// Slots of enclosing queries' rows it reads, by depth (a correlated subquery).
-    var outerReads: [Int: Set<Int>] = [:]
+    @exclusivity(unchecked) var outerReads: [Int: Set<Int>] = [:]
     /// The WHERE terms as the Planner reads them, analysed on first use and kept with the
     /// compiled statement (touched only under the statement lock, like the statement).
-    lazy var plannerTerms = PlannerTerms(whereClause)
+    var plannerTerms: PlannerTerms {
+        if let plannerTermsMade { return plannerTermsMade }
+        let terms = PlannerTerms(whereClause)
+        plannerTermsMade = terms
+        return terms
+    }
+    // The memos below are stored optionals rather than `lazy var`s: a lazy property cannot
+    // skip the dynamic exclusivity check, which cost every run ~30 instructions an access.
+    @exclusivity(unchecked) private var plannerTermsMade: PlannerTerms?
     /// The Planner's index for a lone equality term, kept from the first run that planned it
     /// (EqualityPlan.swift); touched only under the statement lock.
-    var equalityChoice: EqualityChoice?
+    @exclusivity(unchecked) var equalityChoice: EqualityChoice?
     /// The row slots of the result columns when every one is a bare column (-1: the rowid):
     /// a streamed row then copies them without the evaluator.
-    lazy var outputSlots: [Int]? = {
-        var slots: [Int] = []
+    var outputSlots: [Int]? {
+        if let outputSlotsMade { return outputSlotsMade }
+        var slots: [Int]? = []
         for output in outputs {
-            guard case .slot(let slot, _) = output else { return nil }
-            slots.append(slot)
+            guard case .slot(let slot, _) = output else { slots = nil; break }
+            slots?.append(slot)
         }
+        outputSlotsMade = .some(slots)
         return slots
-    }()
+    }
+    @exclusivity(unchecked) private var outputSlotsMade: [Int]??
     /// The ORDER BY as the Planner reads it: slots and directions when every term is a bare
     /// column (and the query is neither an aggregate nor DISTINCT, unless it has no ORDER BY),
     /// else nil. Made once per compiled statement (it was an array made per run).
-    private var simpleOrderMade: (distinct: Bool, order: [(slot: Int, descending: Bool)]?)?
+    @exclusivity(unchecked) private var simpleOrderMade: (distinct: Bool, order: [(slot: Int, descending: Bool)]?)?
     func simpleOrder(distinct: Bool) -> [(slot: Int, descending: Bool)]? {
         if let made = simpleOrderMade, made.distinct == distinct { return made.order }
         var order: [(slot: Int, descending: Bool)]? = []
@@ -149,13 +160,17 @@ final class CompiledSelect {
     /// Whether the result columns are the table's columns, each once and in order
     /// (`SELECT *`, or every column named in order): a streamed row of a single-table scan is
     /// then the scan's row itself, handed out without a copy.
-    lazy var outputIsWholeRow: Bool = {
-        guard let table, join == nil, let slots = outputSlots else { return false }
-        return slots == Array(0..<table.definition.columns.count)
-    }()
+    var outputIsWholeRow: Bool {
+        if let outputIsWholeRowMade { return outputIsWholeRowMade }
+        var whole = false
+        if let table, join == nil, let slots = outputSlots { whole = slots == Array(0..<table.definition.columns.count) }
+        outputIsWholeRowMade = whole
+        return whole
+    }
+    @exclusivity(unchecked) private var outputIsWholeRowMade: Bool?
     /// The WHERE clause without the terms an access path consumed, for the consumed set it was
     /// made for (the same from run to run unless an operand turns NULL).
-    private var residualCache: (consumed: [Int], clause: Expr?)?
+    @exclusivity(unchecked) private var residualCache: (consumed: [Int], clause: Expr?)?
 
     /// The WHERE clause a scan whose path enforces the terms `consumed` still evaluates.
     func residualWhere(consumed: [Int]) -> Expr? {
@@ -184,13 +199,13 @@ final class CompiledSelect {
 /// The compiled form of one parsed statement, valid while the schema version is unchanged.
 /// Touched only under the database's statement lock.
 final class CompiledBox: @unchecked Sendable {
-    var version = -1
-    var select: CompiledSelect?
-    var insert: CompiledInsert?
+    @exclusivity(unchecked) var version = -1
+    @exclusivity(unchecked) var select: CompiledSelect?
+    @exclusivity(unchecked) var insert: CompiledInsert?
     /// The last run's state, cleared, for the next run of the statement (a run takes it out,
     /// so a nested run of the same statement makes its own): a one-row SELECT spent ~600 of
     /// its ~9,700 instructions making and freeing one.
-    var idleRun: SelectRun?
+    @exclusivity(unchecked) var idleRun: SelectRun?
 }
 
 /// The groups of an aggregate query while its rows are added. A class, so that the row

@@ -60,9 +60,9 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var views: [String: ViewDefinition] = [:]
     @exclusivity(unchecked) var tempViews: [String: ViewDefinition] = [:]
     /// Whether the views record is to be written at commit; views being expanded (cycles).
-    var viewsDirty = false
+    @exclusivity(unchecked) var viewsDirty = false
     @exclusivity(unchecked) var viewsExpanding: Set<String> = []
-    var catalogSpace: LogStore.KeySpace?
+    @exclusivity(unchecked) var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
     @exclusivity(unchecked) var explicitTransaction = false
@@ -85,20 +85,20 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Tables with rows in their overlay.
     @exclusivity(unchecked) var dirtyTables: [ObjectIdentifier: TableState] = [:]
     /// Catalog records to rewrite (or delete, when the table is gone) at commit, by name.
-    var dirtyCatalog: Set<String> = []
+    @exclusivity(unchecked) var dirtyCatalog: Set<String> = []
     /// Row keys to delete at commit (tables dropped in this transaction).
-    var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
+    @exclusivity(unchecked) var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
     /// The schema versions record to write at commit (Migration/, FORMAT.md "DAO schema versions").
-    var pendingVersionRecord: [UInt8]?
+    @exclusivity(unchecked) var pendingVersionRecord: [UInt8]?
 
     /// Whether the store may hold the index checkpoint record (the next commit deletes it).
-    var checkpointRecordPresent = false
+    @exclusivity(unchecked) var checkpointRecordPresent = false
     /// Whether the checkpoint file and record describe the tables as they are.
-    var checkpointCurrent = false
-    var checkpointSpace: LogStore.KeySpace?
+    @exclusivity(unchecked) var checkpointCurrent = false
+    @exclusivity(unchecked) var checkpointSpace: LogStore.KeySpace?
     /// The blocks of the checkpoint file the tables are served from, if any (checked as
     /// statements first touch them; `indexDamaged`).
-    var servedBlocks: CheckpointBlocks?
+    @exclusivity(unchecked) var servedBlocks: CheckpointBlocks?
     /// What attach did about the index checkpoint (FORMAT.md "DAO index checkpoint"): empty when
     /// it loaded the indexes from it or there was none; otherwise why it rebuilt them from the rows.
     /// A block of the file found damaged later, when a statement first read it, is reported here
