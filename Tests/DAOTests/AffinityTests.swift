@@ -3,6 +3,41 @@ import XCTest
 
 /// Column affinity from declared types and storage classes of stored values, against SQLite.
 final class AffinityTests: XCTestCase {
+    /// `SQLValues.mayConvert` lets an insert skip writing a value back when its column's
+    /// affinity leaves it as it is: wherever it says false, `apply` must give the very same
+    /// value back (same case, same bits), for every affinity and the edge values of each class.
+    func testMayConvertIsFalseOnlyWhereApplyChangesNothing() {
+        let values: [SQLValue] = [
+            .null, .integer(0), .integer(-7), .integer(Int64.max), .integer(Int64.min),
+            .real(0), .real(-0.0), .real(3), .real(3.5), .real(-2.0), .real(1e300), .real(.nan), .real(.infinity),
+            .real(9_223_372_036_854_775_808.0), .real(-9_223_372_036_854_775_808.0),
+            .text(""), .text("12"), .text(" 12 "), .text("1.5"), .text("1e3"), .text("abc"), .text("-0.0"), .text("0x10"),
+            .invalidText([0x61, 0xFF]), .blob([]), .blob([0x31, 0x32]),
+        ]
+        func identical(_ a: SQLValue, _ b: SQLValue) -> Bool {
+            switch (a, b) {
+            case (.null, .null): return true
+            case (.integer(let x), .integer(let y)): return x == y
+            case (.real(let x), .real(let y)): return x.bitPattern == y.bitPattern
+            case (.text(let x), .text(let y)): return Array(x.utf8) == Array(y.utf8)
+            case (.invalidText(let x), .invalidText(let y)), (.blob(let x), .blob(let y)): return x == y
+            default: return false
+            }
+        }
+        var conversionsSeen = 0
+        for affinity in [Affinity.integer, .text, .blob, .real, .numeric] as [Affinity?] + [nil] {
+            for value in values {
+                let applied = SQLValues.apply(affinity, to: value)
+                if !SQLValues.mayConvert(affinity, value) {
+                    XCTAssertTrue(identical(applied, value), "\(String(describing: affinity)) \(value) -> \(applied)")
+                } else if !identical(applied, value) {
+                    conversionsSeen += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(conversionsSeen, 10, "the values exercise real conversions")
+    }
+
     func testAffinityOfDeclaredTypes() {
         XCTAssertEqual(Affinity(declaredType: "BIGINT"), .integer)
         XCTAssertEqual(Affinity(declaredType: "char(64)"), .text)

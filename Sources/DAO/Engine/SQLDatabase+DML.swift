@@ -77,27 +77,41 @@ extension SQLDatabase {
                     ? "table \(table.name) has \(targets.count) columns but \(select.columns.count) values were supplied"
                     : "\(select.columns.count) values for \(targets.count) columns")
             }
-        } else if let values = compiled.values {
+        } else if let values = compiled.values, values.count != 1 {
             sourceRows = try values.map { row in try row.map { try Evaluator.evaluate($0, context) } }
         }
         let upsert = try insert.upsert.map { try compileUpsert($0, table, context) }   // Upsert.swift
         var changes = 0
-        for source in sourceRows {
+        /// Inserts the source row whose value at each position `value` gives.
+        func insertSource(_ value: (Int) throws -> SQLValue) throws {
             var row = [SQLValue].filled(.null, count: columns.count)
             var given = [Bool].filled(false, count: columns.count)
             var explicitRowid: SQLValue?
             for (position, target) in targets.enumerated() {
-                if target < 0 { explicitRowid = source[position]; continue }
-                row[target] = source[position]
+                let source = try value(position)
+                if target < 0 { explicitRowid = source; continue }
+                row[target] = source
                 given[target] = true
             }
             for index in columns.indices where !given[index] {
                 row[index] = try defaultValue(columns[index], context)
             }
             if let alias = table.definition.rowidColumn, given[alias] { explicitRowid = row[alias] }
-            if !table.triggers.isEmpty, try !fireBeforeInsert(table, row: row, explicitRowid: explicitRowid) { continue }   // Triggers.swift
+            if !table.triggers.isEmpty, try !fireBeforeInsert(table, row: row, explicitRowid: explicitRowid) { return }   // Triggers.swift
             if try insertOne(table, row: row, explicitRowid: explicitRowid, mode: insert.mode, upsert: upsert) { changes += 1 }
         }
+        if insert.select == nil, let values = compiled.values, values.count == 1 {
+            // One row of VALUES (the usual INSERT): evaluated straight into its slots, without
+            // the arrays of source rows. (Several rows are all evaluated first, as before.)
+            let expressions = values[0]
+            if expressions.count != targets.count {
+                sourceRows = [try expressions.map { try Evaluator.evaluate($0, context) }]
+            } else {
+                try insertSource { try Evaluator.evaluate(expressions[$0], context) }
+                return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
+            }
+        }
+        for source in sourceRows { try insertSource { source[$0] } }
         return SQLResult(changes: changes, lastInsertRowId: lastInsertRowIdValue)
     }
 
@@ -136,7 +150,9 @@ extension SQLDatabase {
     /// Applies affinity and checks NOT NULL; nil when the row is to be skipped (OR IGNORE).
     func prepareRow(_ table: TableState, _ row: inout [SQLValue], mode: ConflictMode, _ context: RowContext) throws -> Bool {
         let columns = table.definition.columns
-        for index in columns.indices {
+        // Written only where the affinity converts: the row often shares its storage with the
+        // statement's parameters, and a write would copy it.
+        for index in columns.indices where SQLValues.mayConvert(columns[index].affinity, row[index]) {
             row[index] = SQLValues.apply(columns[index].affinity, to: row[index])
         }
         for index in columns.indices where columns[index].notNull && index != table.definition.rowidColumn {

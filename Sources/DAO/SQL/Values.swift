@@ -277,6 +277,22 @@ enum SQLValues {
         }
     }
 
+    /// Whether `apply(affinity, to: value)` may give something other than `value`; false means
+    /// it gives `value` back. A caller that writes only then leaves an array it shares with
+    /// others (a statement's parameters) uncopied when nothing converts, the usual case.
+    static func mayConvert(_ affinity: Affinity?, _ value: SQLValue) -> Bool {
+        guard let affinity else { return false }
+        switch (affinity, value) {
+        case (.blob, _), (_, .null), (_, .blob), (_, .invalidText): return false
+        case (.text, .integer), (.text, .real): return true
+        case (.text, _): return false
+        case (.numeric, .text), (.integer, .text), (.real, .text), (.real, .integer): return true
+        case (.numeric, .real(let r)), (.integer, .real(let r)): return exactInteger(r) != nil
+        case (.real, .real(let r)): return r == 0 && r.sign == .minus
+        case (.numeric, .integer), (.integer, .integer): return false
+        }
+    }
+
     /// -0.0 as 0.0, any other value as it is. SQLite stores an integral real of a REAL column
     /// as an integer and reads it back as a real, so a REAL column never holds -0.0 (a column
     /// without affinity does). Comparisons are unaffected (-0.0 = 0.0).

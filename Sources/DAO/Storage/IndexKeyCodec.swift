@@ -56,6 +56,29 @@ enum IndexKeyCodec {
         return out
     }
 
+    /// The entry of a row, its `columns` of `row` (one slot per table column) then its rowid,
+    /// in one array sized for it at once (built through a key array and a probe, it was made
+    /// and grown three times an index an insert).
+    static func entry(columns: [Int], of row: [SQLValue], rowid: Int64, descending: [Bool]) -> [UInt8] {
+        var capacity = 8
+        for column in columns { capacity += encodedBound(row[column]) }
+        var out: [UInt8] = []
+        out.reserveCapacity(capacity)
+        for (i, column) in columns.enumerated() { append(row[column], descending: descending[i], to: &out) }
+        appendRowid(rowid, to: &out)
+        return out
+    }
+
+    /// The most bytes `append` writes for `value` (each zero byte of a text or blob escaped).
+    private static func encodedBound(_ value: SQLValue) -> Int {
+        switch value {
+        case .null: return 1
+        case .integer, .real: return 11
+        case .text(let t): return 3 + 2 * t.utf8.count
+        case .invalidText(let b), .blob(let b): return 3 + 2 * b.count
+        }
+    }
+
     static func appendRowid(_ rowid: Int64, to out: inout [UInt8]) {
         let bits = UInt64(bitPattern: rowid) ^ (1 << 63)
         for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }

@@ -25,7 +25,7 @@ struct IndexState: Sendable {
     func probe(_ key: [SQLValue]) -> [UInt8] { IndexKeyCodec.probe(key, descending: schema.descending) }
 
     func entry(rowid: Int64, row: [SQLValue]) -> [UInt8] {
-        IndexKeyCodec.entry(key(of: row), rowid: rowid, descending: schema.descending)
+        IndexKeyCodec.entry(columns: schema.columns, of: row, rowid: rowid, descending: schema.descending)
     }
 
     mutating func insert(rowid: Int64, row: [SQLValue]) { entries.insert(entry(rowid: rowid, row: row)) }
