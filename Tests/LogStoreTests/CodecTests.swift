@@ -487,19 +487,27 @@ final class FileFormatTests: XCTestCase {
         }
     }
 
+    /// A keydir of `entries` made-up entries in spaces 0 and 4 (every `spaceFourEvery`-th one in 4),
+    /// with the entries it holds.
+    private static func keydir(entries: UInt32, spaceFourEvery: UInt32)
+        -> (SpaceKeyDirs, [(space: UInt32, tag: UInt32, location: RecordLocation)]) {
+        let keydir = SpaceKeyDirs()
+        var expected: [(space: UInt32, tag: UInt32, location: RecordLocation)] = []
+        for index in UInt32(1)...entries {
+            let tag = index &* 2_654_435_761 | 1
+            let location = RecordLocation(segment: index % 7, offset: index &* 40)
+            let space: UInt32 = index % spaceFourEvery == 0 ? 4 : 0
+            keydir.tableCreating(for: space).insert(tag: tag, location: location)
+            expected.append((space, tag, location))
+        }
+        return (keydir, expected)
+    }
+
     /// A version 3 snapshot mapped copy-on-write is served in place: the tables point into the
     /// mapping, find every entry, take writes (in private pages, the file unchanged), and a
     /// flipped byte in a block of slots marks the keydir damaged when that block is touched.
     func testVersion3SnapshotIsServedInPlace() throws {
-        let keydir = SpaceKeyDirs()
-        var expected: [(space: UInt32, tag: UInt32, location: RecordLocation)] = []
-        for index in UInt32(1)...5000 {
-            let tag = index &* 2_654_435_761 | 1
-            let location = RecordLocation(segment: index % 7, offset: index &* 40)
-            let space: UInt32 = index % 3 == 0 ? 4 : 0
-            keydir.tableCreating(for: space).insert(tag: tag, location: location)
-            expected.append((space, tag, location))
-        }
+        let (keydir, expected) = Self.keydir(entries: 5000, spaceFourEvery: 3)
         let snapshot = IndexSnapshot(maxSequence: 9, nextSegmentID: 8, activeSegmentID: 7, activeLength: 64, segments: [])
         let bytes = snapshot.encode(keydir: keydir)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logstore-tests-snapshot-\(UUID().uuidString)")
@@ -548,15 +556,7 @@ final class FileFormatTests: XCTestCase {
     /// slot was written since it was mapped (a written page is the process's only copy of the
     /// change): every entry, changed or not, is found again afterwards.
     func testMappedPagesAreReleasedOnlyWhileUnwritten() throws {
-        let keydir = SpaceKeyDirs()
-        var expected: [(space: UInt32, tag: UInt32, location: RecordLocation)] = []
-        for index in UInt32(1)...60_000 {
-            let tag = index &* 2_654_435_761 | 1
-            let location = RecordLocation(segment: index % 7, offset: index &* 40)
-            let space: UInt32 = index % 2 == 0 ? 4 : 0
-            keydir.tableCreating(for: space).insert(tag: tag, location: location)
-            expected.append((space, tag, location))
-        }
+        let (keydir, expected) = Self.keydir(entries: 60_000, spaceFourEvery: 2)
         let bytes = IndexSnapshot(maxSequence: 9, nextSegmentID: 8, activeSegmentID: 7, activeLength: 64, segments: []).encode(keydir: keydir)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("logstore-tests-release-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
