@@ -15,6 +15,9 @@ final class NestedLoops {
     private let lookupTerms: [PlannerTerms?]
     private let rowidProbes: [(operand: Expr, comparison: Affinity?, term: Int?)?]
     private let lookupOrigins: [[Int]]
+    /// Per level with a rowid probe: the terms its lookup enforces (`origins` of the probe's
+    /// term), the same for every row, so made once here instead of twice an inner row.
+    private var probeSkipping: [[Int]] = []
     /// Per level: whether its lookup terms came from its ON terms (a LEFT JOIN) or its filters.
     private let lookupsFromOn: [Bool]
     /// Per level: the number of its ON terms and of its filters (a level whose access path
@@ -61,6 +64,7 @@ final class NestedLoops {
         chosen = .filled(nil, count: order.count)
         self.plan = plan
         if plan.equalityIndex.count != order.count { plan.equalityIndex = .filled(nil, count: order.count) }
+        for level in order.indices { probeSkipping.append(origins(level, rowidProbes[level]?.term.map { [$0] } ?? [])) }
     }
 
     /// The access path of a level's lookup terms for the current outer rows, and the lookup
@@ -108,7 +112,7 @@ final class NestedLoops {
                 if chosen[level] == nil { chosen[level] = .rowids([]) }
                 let value = try Evaluator.evaluate(probe.operand, plannerContext)
                 if let rowid = PlannerTerms.rowid(of: value, comparison: probe.comparison) {
-                    going = try enter(level, source, table, rowid, skipping: origins(level, probe.term.map { [$0] } ?? []))
+                    going = try enter(level, source, table, rowid, skipping: probeSkipping[level])
                 }
             } else {
                 var path = AccessPath.fullScan(reverse: false)
