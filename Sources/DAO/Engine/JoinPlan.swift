@@ -16,10 +16,12 @@ final class JoinPlan {
         /// Its number of columns.
         let width: Int
         let join: JoinOperator
+        // Set while the join is planned, then only read (under the statement lock), once per
+        // row entered: without the dynamic exclusivity check.
         /// Its ON and USING terms, resolved.
-        var on: [Expr] = []
+        @exclusivity(unchecked) var on: [Expr] = []
         /// The columns its loop decodes (nil: all).
-        var columns: [Int]?
+        @exclusivity(unchecked) var columns: [Int]?
 
         init(name: String, table: TableState?, subquery: SubqueryPlan?, offset: Int, width: Int, join: JoinOperator) {
             self.name = name
