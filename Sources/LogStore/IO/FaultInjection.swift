@@ -49,15 +49,19 @@ package enum FaultInjection {
         var failAt: Int? = nil
         var fault: InjectedFault = .error(EIO)
         var onlyCalls: Set<IOCall>? = nil
+        var underPath: String? = nil
         var fired: (call: IOCall, path: String)? = nil
         var log: [IOCall] = []
     }
 
     /// Starts counting calls from zero; when `failAt` is given, the call with that index (0-based,
-    /// among the calls in `only` when given) fails with `fault`, once.
-    package static func arm(failAt: Int?, fault: InjectedFault = .error(EIO), only: Set<IOCall>? = nil) {
+    /// among the calls in `only` when given, and on files under the folder `under` when given)
+    /// fails with `fault`, once. `under` keeps the calls of other stores in the process (a
+    /// background syncer writing its mark file) out of the count.
+    package static func arm(failAt: Int?, fault: InjectedFault = .error(EIO), only: Set<IOCall>? = nil, under folder: String? = nil) {
         withState {
-            $0 = State(counting: true, calls: 0, failAt: failAt, fault: fault, onlyCalls: only)
+            $0 = State(counting: true, calls: 0, failAt: failAt, fault: fault, onlyCalls: only,
+                       underPath: folder.map { $0.hasSuffix("/") ? $0 : $0 + "/" })
         }
         armed.store(true, ordering: .sequentiallyConsistent)
     }
@@ -85,6 +89,7 @@ package enum FaultInjection {
         return withState { state -> InjectedFault? in
             guard state.counting else { return nil }
             if let only = state.onlyCalls, !only.contains(call) { return nil }
+            if let folder = state.underPath, !path.hasPrefix(folder) { return nil }
             let index = state.calls
             state.calls += 1
             state.log.append(call)
