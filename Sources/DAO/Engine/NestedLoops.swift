@@ -17,7 +17,7 @@ final class NestedLoops {
     private let lookupOrigins: [[Int]]
     /// Per level with a rowid probe: the terms its lookup enforces (`origins` of the probe's
     /// term), the same for every row, so made once here instead of twice an inner row.
-    private var probeSkipping: [[Int]] = []
+    private let probeSkipping: [[Int]]
     /// Per level: whether its lookup terms came from its ON terms (a LEFT JOIN) or its filters.
     private let lookupsFromOn: [Bool]
     /// Per level: the number of its ON terms and of its filters (a level whose access path
@@ -48,6 +48,9 @@ final class NestedLoops {
         lookupTerms = plan.lookupTerms
         rowidProbes = plan.rowidProbes
         lookupOrigins = plan.lookupOrigins
+        probeSkipping = plan.order.indices.map { level in
+            Self.origins(plan.lookupTerms[level], plan.lookupOrigins[level], plan.rowidProbes[level]?.term.map { [$0] } ?? [])
+        }
         lookupsFromOn = plan.order.map { plan.sources[$0].join == .left }
         onCounts = plan.onTerms.map(\.count)
         filterCounts = plan.filters.map(\.count)
@@ -64,7 +67,6 @@ final class NestedLoops {
         chosen = .filled(nil, count: order.count)
         self.plan = plan
         if plan.equalityIndex.count != order.count { plan.equalityIndex = .filled(nil, count: order.count) }
-        for level in order.indices { probeSkipping.append(origins(level, rowidProbes[level]?.term.map { [$0] } ?? [])) }
     }
 
     /// The access path of a level's lookup terms for the current outer rows, and the lookup
@@ -95,8 +97,13 @@ final class NestedLoops {
     /// The level's ON (LEFT JOIN) or filter terms that `consumed` lookup conjuncts came from:
     /// rows the access path yields satisfy them.
     private func origins(_ level: Int, _ consumed: [Int]) -> [Int] {
-        guard !consumed.isEmpty, lookupTerms[level]?.conjuncts.count == lookupOrigins[level].count else { return [] }
-        return consumed.map { lookupOrigins[level][$0] }
+        Self.origins(lookupTerms[level], lookupOrigins[level], consumed)
+    }
+
+    /// `origins` of a level whose lookup terms are `terms`, their conjuncts coming from `origins`.
+    private static func origins(_ terms: PlannerTerms?, _ origins: [Int], _ consumed: [Int]) -> [Int] {
+        guard !consumed.isEmpty, terms?.conjuncts.count == origins.count else { return [] }
+        return consumed.map { origins[$0] }
     }
 
     /// Runs level `level` and the levels inside it; false once `body` asked to stop.

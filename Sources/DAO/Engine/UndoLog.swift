@@ -123,24 +123,23 @@ struct UndoLog {
             return .insertedRow(tables[number], rowid: last.value + Int64(rows - 1), previous: nil)
         }
         entries.removeLast()
-        let packed = last
-        switch packed.bits >> 62 {
+        switch last.bits >> 62 {
         case Self.actionKind:
             return actions.popLast().map(UndoEntry.action)
         case Self.wideKind:
             return wide.popLast()
         case let kind:
-            let number = Int(packed.bits >> Self.slotBits & (1 << Self.tableBits - 1))
+            let number = Int(last.bits >> Self.slotBits & (1 << Self.tableBits - 1))
             guard tables.indices.contains(number) else { return nil }
-            let slot = packed.bits & (1 << Self.slotBits - 1)
-            let previous: PendingRows.Slot? = switch packed.bits >> 60 & 3 {
+            let slot = last.bits & (1 << Self.slotBits - 1)
+            let previous: PendingRows.Slot? = switch last.bits >> 60 & 3 {
             case 0: nil
             case 1: PendingRows.deleted
             default: slot
             }
             let table = tables[number]
-            return kind == Self.insertedKind ? .insertedRow(table, rowid: packed.value, previous: previous)
-                                             : .deletedRow(table, rowid: packed.value, previous: previous)
+            return kind == Self.insertedKind ? .insertedRow(table, rowid: last.value, previous: previous)
+                                             : .deletedRow(table, rowid: last.value, previous: previous)
         }
     }
 

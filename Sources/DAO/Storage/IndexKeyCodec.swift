@@ -49,11 +49,9 @@ enum IndexKeyCodec {
         return out
     }
 
-    /// The entry of a row: its key columns, then its rowid.
+    /// The entry of a row whose key columns are `key`, then its rowid.
     static func entry(_ key: [SQLValue], rowid: Int64, descending: [Bool]) -> [UInt8] {
-        var out = probe(key, descending: descending)
-        appendRowid(rowid, to: &out)
-        return out
+        entry(columns: Array(key.indices), of: key, rowid: rowid, descending: descending)
     }
 
     /// The entry of a row, its `columns` of `row` (one slot per table column) then its rowid,

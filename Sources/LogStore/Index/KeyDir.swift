@@ -106,12 +106,8 @@ final class KeyDir {
     /// all of them (24 MiB at a million keys); a written table keeps its pages (they hold its
     /// only copy of the changes). Caller holds `writeMutex`, so no slot changes meanwhile.
     func releaseMappedPages() {
-        guard snapshotBlocks != nil, !slotsWritten else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (Int(bitPattern: slots) + page - 1) / page * page
-        let end = (Int(bitPattern: slots) + capacity * Self.entrySize) / page * page
-        guard end > start, let pointer = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        madvise(pointer, end - start, MADV_DONTNEED)
+        guard let region = snapshotBlocks?.region, !slotsWritten else { return }
+        region.dropResidentPages(offset: UnsafeRawPointer(slots) - UnsafeRawPointer(region.base), count: capacity * Self.entrySize)
     }
 
     /// The tag of a 64-bit key hash.
