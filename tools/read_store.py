@@ -1464,6 +1464,56 @@ def parse_dao_indexes(d):
     return {"version": 3, "stamp": stamp, "tables": tables}, None
 
 
+def read_dao_journal(live, space, ckpt):
+    """The journal of the checkpoint (FORMAT.md "DAO index checkpoint", the journal): the
+    records keyed `j`, stamp, sequence (both u64 big-endian) in the `dao.checkpoint` space,
+    sequences 0, 1, 2, ... Returns ({space: {rowid: [entry per index] or None}}, None), or
+    (None, why) when they do not fit the file."""
+    prefix = b"j" + ckpt["stamp"].to_bytes(8, "big")
+    keys = sorted(k for (sp, k) in live if sp == space and k.startswith(prefix))
+    index_counts = {t["space"]: len(t["indexes"]) for t in ckpt["tables"]}
+    named = {}
+    for n, key in enumerate(keys):
+        if key != prefix + n.to_bytes(8, "big"):
+            return None, "record %d missing" % n
+        v = live[(space, key)].value
+        at = [0]
+
+        def take(k):
+            if at[0] + k > len(v):
+                raise Truncated()
+            at[0] += k
+            return v[at[0] - k:at[0]]
+        try:
+            if take(1)[0] != 1:
+                return None, "record %d: version %d" % (n, v[0])
+            for _ in range(u32(take(4), 0)):
+                tspace, x, rows = u32(take(4), 0), u32(take(4), 0), u32(take(4), 0)
+                if index_counts.get(tspace) != x:
+                    return None, "record %d names a table the checkpoint does not have" % n
+                for _ in range(rows):
+                    rowid = int.from_bytes(take(8), "little", signed=True)
+                    flag = take(1)[0]
+                    if rowid in named.setdefault(tspace, {}):
+                        return None, "record %d names row %d again" % (n, rowid)
+                    if flag == 0:
+                        named[tspace][rowid] = None
+                    elif flag == 1:
+                        named[tspace][rowid] = [bytes(take(u32(take(4), 0))) for _ in range(x)]
+                    else:
+                        return None, "record %d: row flag %d" % (n, flag)
+            if at[0] != len(v):
+                return None, "record %d: %d bytes after the last table" % (n, len(v) - at[0])
+        except Truncated:
+            return None, "record %d ends early" % n
+    for tspace, rows in named.items():
+        rowids = set(next(t["rowids"] for t in ckpt["tables"] if t["space"] == tspace))
+        for rowid, entries in rows.items():
+            if (rowid in rowids) != (entries is not None):
+                return None, "row %d is not in the checkpoint as named" % rowid
+    return named, None
+
+
 def check_dao_indexes(directory, now_ms, report):
     """--dao-indexes: checks dao-indexes against the store's rows (FORMAT.md "DAO index
     checkpoint"): every block, the record naming its stamp, each table's rowids against the
@@ -1491,20 +1541,48 @@ def check_dao_indexes(directory, now_ms, report):
     if "dao.checkpoint" in spaces:
         r = live.get((spaces["dao.checkpoint"], b"indexes"))
         record = r.value if r is not None else None
-    current = record is not None and len(record) == 9 and record[0] == 2 and u64(record, 1) == ckpt["stamp"]
-    print(dumps({"dao_indexes": ckpt["version"], "stamp": ckpt["stamp"], "current": current}))
+    current = record is not None and len(record) == 9 and record[0] in (2, 3) and u64(record, 1) == ckpt["stamp"]
+    journal = {}
+    if current and record[0] == 3:
+        journal, problem = read_dao_journal(live, spaces["dao.checkpoint"], ckpt)
+        if journal is None:
+            print("DISAGREE: the checkpoint's journal: %s (the engine rebuilds the indexes from the rows)" % problem)
+            return 1
+    print(dumps({"dao_indexes": ckpt["version"], "stamp": ckpt["stamp"], "current": current,
+                 "journal_rows": sum(len(named) for named in journal.values())}))
     for t in ckpt["tables"]:
+        named = journal.get(t["space"], {})
+        if named:
+            # The tables are the file with the journal applied: each named row's entries as the
+            # checkpoint had them go, and the named rows live now come in (their entries are
+            # the rows' own; only their rowids are checked here).
+            live_ids = set()
+            for rowid in named:
+                key = ((rowid % (1 << 64)) ^ (1 << 63)).to_bytes(8, "big")
+                if (t["space"], key) in live:
+                    live_ids.add(rowid)
+            kept = [r for r in t["rowids"] if r not in named]
+            t = dict(t, rowids=sorted(kept + list(live_ids)))
+            indexes = []
+            for k, i in enumerate(t["indexes"]):
+                old = set(e for entries in named.values() if entries is not None for e in [entries[k]])
+                remaining = [e for e in i["entries"] if e not in old]
+                if len(i["entries"]) - len(remaining) != len(old):
+                    print("DISAGREE: the journal names an entry index %s does not have" % i["name"])
+                    return 1
+                indexes.append(dict(i, entries=remaining, added=sorted(live_ids)))
+            t["indexes"] = indexes
         def signed(v):
             return v - (1 << 64) if v >> 63 else v
         # Row key: the rowid XOR 2^63, big-endian (FORMAT.md "DAO tables").
         stored = sorted(signed(int.from_bytes(key, "big") ^ (1 << 63)) for (space, key), r in live.items()
                         if space == t["space"] and len(key) == 8)
         line = {"space": t["space"], "table": t["name"], "rows": len(t["rowids"]),
-                "indexes": [{"name": i["name"], "entries": len(i["entries"])} for i in t["indexes"]]}
+                "indexes": [{"name": i["name"], "entries": len(i["entries"]) + len(i.get("added", []))} for i in t["indexes"]]}
         if current and stored != t["rowids"]:
             line["disagree"] = "rowids differ from the live row keys of space %d" % t["space"]
         for i in t["indexes"]:
-            ids = sorted(signed(int.from_bytes(e[-8:], "big") ^ (1 << 63)) for e in i["entries"])
+            ids = sorted([signed(int.from_bytes(e[-8:], "big") ^ (1 << 63)) for e in i["entries"]] + i.get("added", []))
             if ids != t["rowids"] or any(i["entries"][k] >= i["entries"][k + 1] for k in range(len(i["entries"]) - 1)):
                 line["disagree"] = "index %s: entries not in order or not one per rowid" % i["name"]
         if "disagree" in line:

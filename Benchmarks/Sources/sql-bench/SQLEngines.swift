@@ -19,13 +19,28 @@ protocol SQLBenchEngine: AnyObject {
     /// Makes the next open cheap, as the engine offers: UnifiedStorage's index checkpoint
     /// (`SQLDatabase.checkpoint()`), SQLite's WAL checkpoint.
     func checkpoint() throws
+    /// Copies the database's files while it is open, as a kill -9 leaves them, closes it and
+    /// makes the copy the database, not yet open (`openAfterCrash`). Untimed. Returns the copy's
+    /// folder, which the caller removes.
+    func crash() throws -> URL
+    /// Opens the copy `crash` made (the open after a crash, timed).
+    func openAfterCrash() throws
     func close() throws
+}
+
+/// A copy of `files` of `directory` (those that exist) into a new scratch folder.
+func copyAsCrashed(_ files: [String], of directory: URL) throws -> URL {
+    let copy = try scratch("crashed")
+    for file in files where FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path) {
+        try FileManager.default.copyItem(at: directory.appendingPathComponent(file), to: copy.appendingPathComponent(file))
+    }
+    return copy
 }
 
 /// The product: SQLDatabase on a LogStore with default options (process-crash-safe writes).
 final class UnifiedEngine: SQLBenchEngine {
     let name = "UnifiedStorage"
-    private let directory: URL
+    private var directory: URL
     private var store: LogStore
     private var database: SQLDatabase
 
@@ -89,6 +104,23 @@ final class UnifiedEngine: SQLBenchEngine {
 
     func checkpoint() throws { try database.checkpoint() }
 
+    func crash() throws -> URL {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "LOCK" }
+        let copy = try copyAsCrashed(files, of: directory)
+        try store.close()
+        directory = copy
+        return copy
+    }
+
+    func openAfterCrash() throws {
+        let start = Date()
+        store = try LogStore(directory: directory)
+        let opened = Date()
+        database = try SQLDatabase.attached(to: store)
+        lastReopenPhases = String(format: "LogStore open %.3f s, attach %.3f s%@", opened.timeIntervalSince(start), Date().timeIntervalSince(opened),
+                                  database.indexReport.isEmpty ? " (indexes from the checkpoint and its journal)" : " (\(database.indexReport.joined(separator: "; ")))")
+    }
+
     func close() throws { try store.close() }
 }
 
@@ -97,7 +129,7 @@ final class UnifiedEngine: SQLBenchEngine {
 final class SQLiteBenchEngine: SQLBenchEngine {
     let name = "SQLite"
     private let api: SQLiteLibrary
-    private let path: String
+    private var path: String
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
 
@@ -207,6 +239,17 @@ final class SQLiteBenchEngine: SQLBenchEngine {
     }
 
     func checkpoint() throws { try run("PRAGMA wal_checkpoint(TRUNCATE)", []) }
+
+    func crash() throws -> URL {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let copy = try copyAsCrashed([name, name + "-wal"], of: directory)
+        try close()
+        path = copy.appendingPathComponent(name).path
+        return copy
+    }
+
+    func openAfterCrash() throws { try open() }
 
     func close() throws {
         for statement in statements.values { _ = api.finalize(statement) }

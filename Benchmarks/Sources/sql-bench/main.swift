@@ -9,7 +9,7 @@ import Glibc
 //
 //   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S] [--engine both|unified|sqlite] [--svg DIR]
 //                                  [--only joins|join|join-aggregate|in-subquery|pk|range|covered|order|scan]
-//                                  [--materialize]
+//                                  [--materialize] [--checkpoint-first]
 //
 // --engine runs one engine alone, so its process's memory (RssAnon, RssFile, peak VmHWM, read
 // from /proc/self/status) is its own; with both, the figures after SQLite include what
@@ -26,6 +26,9 @@ import Glibc
 // UnifiedStorage reads each query's rows with SQLDatabase.forEachRow (a row at a time, every
 // value read in its storage class), as SQLite's side steps through sqlite3_step and reads each
 // column; --materialize reads them as execute's SQLResult.rows ([[DAOValue]]) instead.
+// --checkpoint-first writes an index checkpoint (SQLite: a WAL checkpoint) after creating the
+// schema, as a store closed cleanly and opened again has one: each insert then also names its
+// row in the checkpoint's journal (FORMAT.md "DAO index checkpoint").
 // Then the join and IN (SELECT) workloads (JoinWorkloads.swift) on tables orders and customers
 // of the same database; their answers on a fixed sample must agree between the engines.
 
@@ -39,11 +42,14 @@ struct Options {
     var materialize = false
     /// "joins": only the join workloads; a workload key: only that one.
     var only: String?
+    /// An index checkpoint before the inserts (they then journal their rows).
+    var checkpointFirst = false
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
         while let argument = iterator.next() {
             if argument == "--materialize" { materialize = true; continue }
+            if argument == "--checkpoint-first" { checkpointFirst = true; continue }
             guard let value = iterator.next() else { throw BenchError.usage("\(argument) needs a value") }
             switch argument {
             case "--rows": rows = Int(value) ?? rows
@@ -160,6 +166,7 @@ func measureAll(_ options: Options) throws -> [Measurement] {
             continue
         }
         for statement in schema { try engine.run(statement, []) }
+        if options.checkpointFirst { try engine.checkpoint() }
         // Insert: one row per statement, each its own transaction.
         // With --only the inserts go through `rows`, so that callgrind's --toggle-collect on the
         // engine's `run` witness (`...UnifiedEngineCAA08SQLBenchD0A2aDP3run...`) sees only the
@@ -218,6 +225,8 @@ func measureAll(_ options: Options) throws -> [Measurement] {
     // open and run the first query.
     var reopen: [String: Double] = [:]
     var reopenUnprepared: [String: Double] = [:]
+    var reopenAfterCrash: [String: Double] = [:]
+    let crashChanges = 1_000
     for make in engineMakers(options) where options.only == nil {
         let directory = try scratch("reopen")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -253,6 +262,25 @@ func measureAll(_ options: Options) throws -> [Measurement] {
         if let phases = (engine as? UnifiedEngine)?.lastReopenPhases { print("  UnifiedStorage reopen phases: \(phases)") }
         print("  \(engine.name): reopen + first query without a checkpoint file \(String(format: "%.3f", reopenUnprepared[engine.name] ?? 0)) s")
         print("  " + memoryLine("\(engine.name) after the second reopen"))
+        // A checkpoint, 1,000 rows changed after it (each UPDATE its own transaction: both
+        // indexed columns), then a crash: the files copied while open, the copy opened.
+        try engine.checkpoint()
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<crashChanges {
+            let id = Int64.random(in: 0..<Int64(options.reopenRows), using: &random)
+            try engine.run("UPDATE bench SET k = k + 1, name = name || 'x' WHERE id = ?", [.integer(id)])
+        }
+        let crashed = try engine.crash()
+        defer { try? FileManager.default.removeItem(at: crashed) }
+        let crashStart = Date()
+        try engine.openAfterCrash()
+        guard try engine.run("SELECT id, k, name, v FROM bench WHERE id = ?", [.integer(Int64(options.reopenRows / 2))]) == 1 else {
+            throw BenchError.verification("query after the crash")
+        }
+        reopenAfterCrash[engine.name] = Date().timeIntervalSince(crashStart)
+        if let phases = (engine as? UnifiedEngine)?.lastReopenPhases { print("  UnifiedStorage open after the crash: \(phases)") }
+        print("  \(engine.name): open + first query after a crash, \(crashChanges) rows changed since the checkpoint, \(String(format: "%.3f", reopenAfterCrash[engine.name] ?? 0)) s")
+        print("  " + memoryLine("\(engine.name) after the open after the crash"))
         try engine.close()
     }
     func ratio(_ key: String) -> (Double, Double, Double) {
@@ -277,6 +305,9 @@ func measureAll(_ options: Options) throws -> [Measurement] {
     let v = reopenUnprepared["UnifiedStorage"] ?? .infinity
     measurements.append(Measurement(workload: "reopen \(options.reopenRows) rows + first query, no checkpoint file (rows read)", unified: v,
                                     sqlite: reopenUnprepared["SQLite"] ?? 0, unit: "s", goal: "<= 0.010 s", met: v <= 0.010))
+    let c = reopenAfterCrash["UnifiedStorage"] ?? .infinity, sc = reopenAfterCrash["SQLite"] ?? 0
+    measurements.append(Measurement(workload: "open \(options.reopenRows) rows + first query after a crash, \(crashChanges) rows changed since the checkpoint",
+                                    unified: c, sqlite: sc, unit: "s", goal: "<= SQLite's", met: sc > 0 && c <= sc))
     return measurements
 }
 

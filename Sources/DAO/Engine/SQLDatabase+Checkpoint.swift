@@ -9,6 +9,9 @@ import LogStore
 extension SQLDatabase {
     static let checkpointSpaceName = "dao.checkpoint"
     static let checkpointKey = Array("indexes".utf8)
+    /// The checkpoint record's first byte since the journal: the file, then the journal
+    /// records of its stamp, describe the tables.
+    static let journaledRecordVersion: UInt8 = 3
 
     /// Writes the index checkpoint, so that the next attach of this store opens its tables
     /// without reading their rows (the rowid orders and indexes come from the file), and the
@@ -77,10 +80,18 @@ extension SQLDatabase {
         // not all there.
         let space = try store.space(named: Self.checkpointSpaceName)
         checkpointSpace = space
-        var record: [UInt8] = [2]
+        var record: [UInt8] = [Self.journaledRecordVersion]
         for shift in stride(from: 0, through: 56, by: 8) { record.append(UInt8(truncatingIfNeeded: stamp >> UInt64(shift))) }
+        // The record, and the journal records of every earlier checkpoint deleted, in one
+        // batch: a journal record is only read under the stamp of its own checkpoint, so the
+        // old ones are garbage, gone here.
+        var batch = LogStore.WriteBatch()
+        for key in try store.keys(space: space, prefix: [CheckpointJournal.keyPrefix]) { batch.delete(forKey: key, space: space) }
+        batch.put(record, forKey: Self.checkpointKey, space: space)
         checkpointRecordPresent = true
-        try store.put(record, forKey: Self.checkpointKey, space: space)
+        checkpointJournal = nil
+        try store.write(batch)
+        checkpointJournal = CheckpointJournal(stamp: stamp)
         checkpointCurrent = true
         if serve { serveWrittenCheckpoint(path: path, ordered: ordered) }
     }
@@ -98,7 +109,8 @@ extension SQLDatabase {
         }
         checkpointSpace = space
         checkpointRecordPresent = true
-        guard record.count == 9, record[0] == 2 else {
+        // Version 2 records were written before the journal: no commit journals under them.
+        guard record.count == 9, record[0] == 2 || record[0] == Self.journaledRecordVersion else {
             indexReport.append("index checkpoint record of \(record.count) bytes not understood: indexes rebuilt from the rows")
             return nil
         }
@@ -139,7 +151,23 @@ extension SQLDatabase {
         }
         serve(decoded, bySpace)
         checkpointCurrent = true
-        return true
+        do {
+            if try replayJournal(stamp: decoded.stamp, bySpace: bySpace) {
+                if checkpointJournal?.namedCount ?? 0 > 0 { checkpointCurrent = false }
+                return true
+            }
+        } catch {
+            indexReport.append("\(IndexCheckpointFile.name) journal: \(error): indexes rebuilt from the rows")
+        }
+        // The journal did not fit: the tables are half replayed; the caller reads the rows.
+        // The record goes now (not on a read-only store), so no attach tries this one again.
+        servedBlocks = nil
+        checkpointCurrent = false
+        checkpointJournal = nil
+        if !store.options.readOnly, let checkpointSpace, (try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)) != nil {
+            checkpointRecordPresent = false
+        }
+        return false
     }
 
     /// Points every table's rowid order and indexes at the mapped file: nothing is copied, and
@@ -177,11 +205,11 @@ extension SQLDatabase {
         if !store.options.readOnly {
             try? Directory.remove(store.directory.path + "/" + IndexCheckpointFile.name)
             if checkpointRecordPresent, let checkpointSpace {
-                // Its own batch, as the first commit after a checkpoint does.
                 try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)
                 checkpointRecordPresent = false
             }
         }
+        checkpointJournal = nil
         var loaders: [LogStore.KeySpace: TableLoader] = [:]
         for table in tables.values where !table.isTransient { loaders[table.space] = TableLoader(table: table) }
         try loadRows(into: loaders)

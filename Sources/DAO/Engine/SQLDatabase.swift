@@ -91,8 +91,18 @@ public final class SQLDatabase: @unchecked Sendable {
     /// The schema versions record to write at commit (Migration/, FORMAT.md "DAO schema versions").
     @exclusivity(unchecked) var pendingVersionRecord: [UInt8]?
 
-    /// Whether the store may hold the index checkpoint record (the next commit deletes it).
+    /// Whether the store may hold the index checkpoint record (a commit journals its changes
+    /// or deletes it: `CheckpointChange`).
     @exclusivity(unchecked) var checkpointRecordPresent = false
+    /// The rows named in the checkpoint's journal so far; nil when commits cannot journal (no
+    /// record, or one whose journal does not fit the tables: the next commit deletes it).
+    @exclusivity(unchecked) var checkpointJournal: CheckpointJournal?
+    /// What the commit under way does about the checkpoint record.
+    @exclusivity(unchecked) var pendingCheckpointChange = CheckpointChange.none
+    /// The journal record of the commit under way, reused from one commit to the next.
+    @exclusivity(unchecked) var journalWriter = JournalRecordWriter()
+    /// Rows the journal names at most (`CheckpointJournal.defaultLimit`; a variable for tests).
+    @exclusivity(unchecked) var journalLimit = CheckpointJournal.defaultLimit
     /// Whether the checkpoint file and record describe the tables as they are.
     @exclusivity(unchecked) var checkpointCurrent = false
     @exclusivity(unchecked) var checkpointSpace: LogStore.KeySpace?
@@ -100,7 +110,8 @@ public final class SQLDatabase: @unchecked Sendable {
     /// statements first touch them; `indexDamaged`).
     @exclusivity(unchecked) var servedBlocks: CheckpointBlocks?
     /// What attach did about the index checkpoint (FORMAT.md "DAO index checkpoint"): empty when
-    /// it loaded the indexes from it or there was none; otherwise why it rebuilt them from the rows.
+    /// it loaded the indexes from it (and replayed its journal) or there was none; otherwise why
+    /// it rebuilt them from the rows.
     /// A block of the file found damaged later, when a statement first read it, is reported here
     /// too (the indexes were then rebuilt from the rows and the statement ran again).
     public internal(set) var indexReport: [String] = []
@@ -400,6 +411,7 @@ public final class SQLDatabase: @unchecked Sendable {
         commitTables.removeAll(keepingCapacity: true)
         for table in dirtyTables.values where !table.isTransient { commitTables.append(table) }   // TEMP tables stay in memory
         let records = CommitBatch(database: self, clears: pendingClears, tables: commitTables)
+        pendingCheckpointChange = checkpointChange(forCommitOf: commitTables)
         do {
             if records.rowCount > streamedCommitThreshold {
                 // A big transaction: its rows go to the store a chunk at a time (CommitBatch).
@@ -420,10 +432,11 @@ public final class SQLDatabase: @unchecked Sendable {
                 if batch.count > 0 { try store.write(batch) }
             }
         } catch {
+            pendingCheckpointChange = .none
             rollback(to: 0)
             throw error
         }
-        checkpointRecordPresent = false
+        checkpointChangeWritten()
         checkpointCurrent = false
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
         undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
@@ -452,10 +465,8 @@ public final class SQLDatabase: @unchecked Sendable {
             batch.put(pendingVersionRecord, forKey: SchemaVersionRecord.key, space: try catalogKeySpace())
         }
         if viewsDirty { try putViewsRecord(into: &batch) }
-        // The first change after a checkpoint makes it stale, in the same atomic batch.
-        if checkpointRecordPresent, let checkpointSpace {
-            batch.delete(forKey: Self.checkpointKey, space: checkpointSpace)
-        }
+        // The checkpoint's journal record, or the record's delete, in the same atomic batch.
+        addCheckpointChange(to: &batch)
     }
 
     func catalogKeySpace() throws -> LogStore.KeySpace {

@@ -398,17 +398,19 @@ struct KeyChunks: Sendable {
         chunks.insert(tail, at: c + 1)
     }
 
-    /// Removes the entry equal to `entry`, if present.
-    mutating func remove(_ entry: [UInt8]) {
+    /// Removes the entry equal to `entry`, if present; says whether it was.
+    @discardableResult
+    mutating func remove(_ entry: [UInt8]) -> Bool {
         let position = lowerBound(entry)
         let same = withEntry(at: position) { found in
             entry.withUnsafeBytes { found.count == $0.count && IndexKeyCodec.compare(found, $0) == 0 }
         }
-        guard same == true else { return }
+        guard same == true else { return false }
         count -= 1
         let c = position.chunk, i = position.index
         chunks[c].own()
         chunks[c].remove(at: i)
         if chunks[c].ends.isEmpty { chunks.remove(at: c) }
+        return true
     }
 }

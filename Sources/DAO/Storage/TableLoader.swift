@@ -8,10 +8,8 @@ final class TableLoader {
     let table: TableState
     private var rowids: [Int64] = []
     private var builders: [IndexBuilder]
-    private let wanted: [Int]
-    private let defaults: [SQLValue]
     private var failedRowid: Int64?
-    private var values: [SQLValue] = []
+    private var columns: IndexedColumns
     private let columnsOf: [[Int]]
 
     /// Entry bytes of all indexes above which they are built one at a time.
@@ -20,11 +18,8 @@ final class TableLoader {
     init(table: TableState) {
         self.table = table
         builders = table.indexes.map { IndexBuilder(descending: $0.schema.descending) }
-        wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
+        columns = IndexedColumns(table: table)
         columnsOf = table.indexes.map(\.schema.columns)
-        defaults = table.definition.columns.map { column in
-            column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
-        }
     }
 
     /// Rows the store holds for the table (its keydir's count), when known: the arrays are
@@ -41,19 +36,12 @@ final class TableLoader {
         }
         rowids.append(rowid)
         guard !builders.isEmpty, failedRowid == nil else { return }
-        // One buffer of column values for every row (no allocation per row), starting from
-        // the defaults: columns a row does not store (added after it was written) keep them.
-        if values.count != defaults.count { values = defaults }
-        guard let stored = RowCodec.decode(bytes, columns: wanted, into: &values) else {
+        guard columns.decode(bytes, rowid: rowid) else {
             failedRowid = rowid
             return
         }
-        if stored < defaults.count {
-            for column in wanted where column >= stored { values[column] = defaults[column] }
-        }
-        if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
         for i in builders.indices {
-            builders[i].add(columns: columnsOf[i], of: values, rowid: rowid)
+            builders[i].add(columns: columnsOf[i], of: columns.values, rowid: rowid)
         }
     }
 

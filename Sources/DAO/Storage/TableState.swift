@@ -94,6 +94,14 @@ final class TableState: @unchecked Sendable {
             return try overlay.withBytes(slot, body)
         }
         if isTransient { return nil }   // all its rows are in the overlay
+        return try withStoredBytes(of: rowid, in: store, body)
+    }
+
+    /// Calls `body` with the store's record of the row `rowid`, pending writes not looked at
+    /// (the version of the last commit); nil when there is none. O(1) expected.
+    /// - Throws: `StoreError` from the store.
+    @inline(__always)
+    func withStoredBytes<Result>(of rowid: Int64, in store: LogStore, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
         // The row key is written into one reused buffer: no allocation per row read.
         let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
         withUnsafeBytes(of: bits) { source in keyBuffer.withUnsafeMutableBytes { $0.copyMemory(from: source) } }
