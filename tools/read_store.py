@@ -1464,7 +1464,7 @@ def parse_dao_indexes(d):
     return {"version": 3, "stamp": stamp, "tables": tables}, None
 
 
-def read_dao_journal(live, space, ckpt):
+def read_dao_journal(live, space, ckpt, value_of):
     """The journal of the checkpoint (FORMAT.md "DAO index checkpoint", the journal): the
     records keyed `j`, stamp, sequence (both u64 big-endian) in the `dao.checkpoint` space,
     sequences 0, 1, 2, ... Returns ({space: {rowid: [entry per index] or None}}, None), or
@@ -1476,7 +1476,10 @@ def read_dao_journal(live, space, ckpt):
     for n, key in enumerate(keys):
         if key != prefix + n.to_bytes(8, "big"):
             return None, "record %d missing" % n
-        v = live[(space, key)].value
+        try:
+            v = value_of(live[(space, key)])
+        except CannotDecode as e:
+            return None, "record %d: %s" % (n, e)
         at = [0]
 
         def take(k):
@@ -1494,7 +1497,7 @@ def read_dao_journal(live, space, ckpt):
                 for _ in range(rows):
                     rowid = int.from_bytes(take(8), "little", signed=True)
                     flag = take(1)[0]
-                    if rowid in named.setdefault(tspace, {}):
+                    if rowid in named.setdefault(tspace, {}):   # per table: (key space, rowid)
                         return None, "record %d names row %d again" % (n, rowid)
                     if flag == 0:
                         named[tspace][rowid] = None
@@ -1538,13 +1541,32 @@ def check_dao_indexes(directory, now_ms, report):
             spaces[key[len(b"space/"):].decode("utf-8", "replace")] = u32(r.value, 0)
     bad = 0
     record = None
+    # Compressed records (FORMAT.md "Values"; dictionaries are zdict/<id> records) are read
+    # through decode_value; an encrypted store's DAO records need keys this mode does not take.
+    dictionaries = {}
+    for (space, key), r in live.items():
+        if space == KEYCHECK_SPACE and key.startswith(b"zdict/"):
+            try:
+                dictionaries[int(key[len(b"zdict/"):].decode())] = r.value
+            except ValueError:
+                pass
+
+    def value_of(r):
+        value, error = decode_value(r, {}, dictionaries)
+        if error is not None:
+            raise CannotDecode(error)
+        return value
     if "dao.checkpoint" in spaces:
         r = live.get((spaces["dao.checkpoint"], b"indexes"))
-        record = r.value if r is not None else None
+        try:
+            record = value_of(r) if r is not None else None
+        except CannotDecode as e:
+            print("DISAGREE: the checkpoint record: %s" % e)
+            return 1
     current = record is not None and len(record) == 9 and record[0] in (2, 3) and u64(record, 1) == ckpt["stamp"]
     journal = {}
     if current and record[0] == 3:
-        journal, problem = read_dao_journal(live, spaces["dao.checkpoint"], ckpt)
+        journal, problem = read_dao_journal(live, spaces["dao.checkpoint"], ckpt, value_of)
         if journal is None:
             print("DISAGREE: the checkpoint's journal: %s (the engine rebuilds the indexes from the rows)" % problem)
             return 1

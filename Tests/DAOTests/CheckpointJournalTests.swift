@@ -153,6 +153,31 @@ final class CheckpointJournalTests: XCTestCase {
         try assertIndexesMatchRows(reopened, "after the schema change")
     }
 
+    /// An AUTOINCREMENT table's inserts move its sequence (a catalog record): that is not a
+    /// schema change, and the journal carries on; the sequence comes back with the catalog.
+    func testAutoincrementInsertsAreJournaled() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        try db.execute("CREATE TABLE a (id INTEGER PRIMARY KEY AUTOINCREMENT, s TEXT)")
+        try db.execute("CREATE INDEX a_s ON a (s)")
+        for i in 0..<20 { try db.execute("INSERT INTO a (s) VALUES (?)", arguments: [.text("s\(i % 4)")]) }
+        try db.checkpoint()
+        try db.execute("INSERT INTO a (s) VALUES ('after')")
+        try db.execute("DELETE FROM a WHERE id = 21")
+        try db.execute("INSERT INTO a (s) VALUES ('later')")
+        XCTAssertTrue(db.checkpointRecordPresent)
+        XCTAssertEqual(db.checkpointJournal?.namedCount, 2)
+        let crashed = try crashCopy(temporary)
+        defer { try? FileManager.default.removeItem(at: crashed) }
+        let store = try LogStore(directory: crashed)
+        defer { try? store.close() }
+        let reopened = try SQLDatabase.attached(to: store)
+        XCTAssertEqual(reopened.indexReport, [])
+        XCTAssertEqual(try reopened.execute("SELECT id FROM a WHERE s IN ('after', 'later')").rows, [[.integer(22)]])
+        try reopened.execute("INSERT INTO a (s) VALUES ('next')")
+        XCTAssertEqual(try reopened.execute("SELECT id FROM a WHERE s = 'next'").rows, [[.integer(23)]], "the sequence came back")
+    }
+
     func testAJournalPastItsLimitDropsTheRecord() throws {
         let temporary = try TemporaryStore()
         let db = try temporary.database
@@ -240,7 +265,15 @@ final class CheckpointJournalTests: XCTestCase {
     /// the tables' rowids and index entries agreeing with the rows; it refuses a journal that
     /// names an entry the file does not have.
     func testTheFormatReaderAppliesTheJournal() throws {
-        let temporary = try TemporaryStore()
+        try readerAppliesTheJournal(options: LogStore.Options())
+        // Compressed records (a journal record of many rows is above the threshold).
+        var compressed = LogStore.Options()
+        compressed.compression = .init(level: 3, threshold: 16)
+        try readerAppliesTheJournal(options: compressed)
+    }
+
+    private func readerAppliesTheJournal(options: LogStore.Options) throws {
+        let temporary = try TemporaryStore(options: options)
         let db = try temporary.database
         try create(db)
         try db.checkpoint()
@@ -255,7 +288,7 @@ final class CheckpointJournalTests: XCTestCase {
         XCTAssertTrue(output.contains("\"journal_rows\":5"), output)
         XCTAssertFalse(output.contains("disagree"), output)
         // An entry the file does not have: the reader refuses the journal, as attach does.
-        let store = try LogStore(directory: crashed)
+        let store = try LogStore(directory: crashed, options: options)
         let space = try XCTUnwrap(db.checkpointSpace)
         let key = CheckpointJournal.key(stamp: try XCTUnwrap(db.checkpointJournal?.stamp), sequence: 0)
         var record = try JournalRecord.decode(try XCTUnwrap(store.get(forKey: key, space: space)))
@@ -280,6 +313,33 @@ final class CheckpointJournalTests: XCTestCase {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         return (process.terminationStatus, text)
+    }
+
+    /// A store whose record is version 2 (written before the journal) still loads its file;
+    /// no commit journals under it (a reader that knows only version 2 would take the file
+    /// alone), the first one deletes it.
+    func testAVersion2RecordIsLoadedAndNeverJournaled() throws {
+        let temporary = try TemporaryStore()
+        var db = try temporary.database
+        try create(db)
+        try db.checkpoint()
+        let space = try XCTUnwrap(db.checkpointSpace)
+        var record = try XCTUnwrap(temporary.store.get(forKey: SQLDatabase.checkpointKey, space: space))
+        XCTAssertEqual(record.first, 3)
+        record[0] = 2
+        try temporary.store.put(record, forKey: SQLDatabase.checkpointKey, space: space)
+        let copy = try crashCopy(temporary)   // closing would write a new checkpoint
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let store = try LogStore(directory: copy)
+        defer { try? store.close() }
+        db = try SQLDatabase.attached(to: store)
+        XCTAssertEqual(db.indexReport, [])
+        XCTAssertTrue(db.checkpointCurrent)
+        XCTAssertNil(db.checkpointJournal)
+        try db.execute("UPDATE t SET k = 5 WHERE id = 3")
+        XCTAssertFalse(db.checkpointRecordPresent)
+        XCTAssertNil(try store.get(forKey: SQLDatabase.checkpointKey, space: space))
+        XCTAssertEqual(try store.keys(space: space, prefix: [CheckpointJournal.keyPrefix]), [])
     }
 
     func testARecordRoundTripsAndEveryCutIsMalformed() throws {

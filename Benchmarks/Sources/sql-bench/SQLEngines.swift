@@ -28,11 +28,19 @@ protocol SQLBenchEngine: AnyObject {
     func close() throws
 }
 
-/// A copy of `files` of `directory` (those that exist) into a new scratch folder.
+/// A copy of `files` of `directory` (those that exist) into a new scratch folder, 1 MiB at a
+/// time (FileManager.copyItem may read a whole file into memory, which would show in the
+/// process's peak RSS).
 func copyAsCrashed(_ files: [String], of directory: URL) throws -> URL {
     let copy = try scratch("crashed")
     for file in files where FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path) {
-        try FileManager.default.copyItem(at: directory.appendingPathComponent(file), to: copy.appendingPathComponent(file))
+        let source = try FileHandle(forReadingFrom: directory.appendingPathComponent(file))
+        defer { try? source.close() }
+        let target = copy.appendingPathComponent(file)
+        guard FileManager.default.createFile(atPath: target.path, contents: nil) else { throw BenchError.engine("cannot create \(target.path)") }
+        let output = try FileHandle(forWritingTo: target)
+        defer { try? output.close() }
+        while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try output.write(contentsOf: chunk) }
     }
     return copy
 }
@@ -41,8 +49,10 @@ func copyAsCrashed(_ files: [String], of directory: URL) throws -> URL {
 final class UnifiedEngine: SQLBenchEngine {
     let name = "UnifiedStorage"
     private var directory: URL
-    private var store: LogStore
-    private var database: SQLDatabase
+    // Implicitly unwrapped: `crash` lets go of both before the copy is opened, so that the
+    // old database's memory is not counted in the open after the crash.
+    private var store: LogStore!
+    private var database: SQLDatabase!
 
     /// How `run` reads a result: streamed by `forEachRow` (the default: as SQLite's side
     /// steps through its rows) or as `execute`'s `SQLResult.rows` (`--materialize`).
@@ -108,6 +118,8 @@ final class UnifiedEngine: SQLBenchEngine {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0 != "LOCK" }
         let copy = try copyAsCrashed(files, of: directory)
         try store.close()
+        database = nil
+        store = nil
         directory = copy
         return copy
     }

@@ -3,9 +3,10 @@ import LogStore
 
 /// The index checkpoint (FORMAT.md "DAO index checkpoint"): `checkpoint()` writes every
 /// table's rowid order and indexes to the file `dao-indexes`, then a record naming the file's
-/// stamp; the first commit after it deletes that record in its own batch. Attach loads the file
-/// instead of reading the rows only when the record is there and names the file's stamp, so a
-/// file is used only while no statement has changed the tables since it was written.
+/// stamp; each commit after it journals the rows it changes for the first time, in its own
+/// batch (SQLDatabase+CheckpointJournal.swift), or deletes the record there. Attach loads the
+/// file instead of reading the rows only when the record is there and names the file's stamp,
+/// then replays the journal.
 extension SQLDatabase {
     static let checkpointSpaceName = "dao.checkpoint"
     static let checkpointKey = Array("indexes".utf8)
@@ -120,7 +121,7 @@ extension SQLDatabase {
             indexReport.append("\(IndexCheckpointFile.name) is missing: indexes rebuilt from the rows")
             return nil
         }
-        let decoded: MappedCheckpoint
+        var decoded: MappedCheckpoint
         do {
             decoded = try IndexCheckpointFile.decode(try MappedFile(path: path))
         } catch {
@@ -131,6 +132,7 @@ extension SQLDatabase {
             indexReport.append("\(IndexCheckpointFile.name) is not the checkpoint the store names: indexes rebuilt from the rows")
             return nil
         }
+        decoded.journaled = record[0] == Self.journaledRecordVersion
         return decoded
     }
 
@@ -151,6 +153,9 @@ extension SQLDatabase {
         }
         serve(decoded, bySpace)
         checkpointCurrent = true
+        // A version 2 record: no journal was written under it, and none may be (a reader that
+        // knows only version 2 would take the file alone); the first commit deletes it.
+        guard decoded.journaled else { return true }
         do {
             if try replayJournal(stamp: decoded.stamp, bySpace: bySpace) {
                 if checkpointJournal?.namedCount ?? 0 > 0 { checkpointCurrent = false }
@@ -204,8 +209,9 @@ extension SQLDatabase {
         checkpointCurrent = false
         if !store.options.readOnly {
             try? Directory.remove(store.directory.path + "/" + IndexCheckpointFile.name)
-            if checkpointRecordPresent, let checkpointSpace {
-                try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)
+            // When the delete fails, the record stays known: with no journal, the next commit
+            // deletes it in its own batch.
+            if checkpointRecordPresent, let checkpointSpace, (try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)) != nil {
                 checkpointRecordPresent = false
             }
         }
@@ -237,4 +243,6 @@ struct MappedCheckpoint {
     let stamp: UInt64
     let tables: [IndexCheckpointFile.Table]
     let blocks: CheckpointBlocks
+    /// Whether the store's record is version 3: the journal records of the stamp apply.
+    var journaled = false
 }

@@ -10,8 +10,8 @@ extension SQLDatabase {
         /// Adds the record `journalWriter` holds to the commit's batch.
         case journal
         /// Deletes the record in the commit's batch (the next attach reads the rows): the
-        /// commit changes the schema, the journal would pass its limit, or an old row could
-        /// not be read.
+        /// commit changes the schema or drops a table, the journal would pass its limits, or an
+        /// old row could not be read.
         case drop
     }
 
@@ -23,14 +23,13 @@ extension SQLDatabase {
     ///   changed for the first time.
     func checkpointChange(forCommitOf tables: [TableState]) -> CheckpointChange {
         guard checkpointRecordPresent else { return .none }
-        guard let journal = checkpointJournal, dirtyCatalog.isEmpty, pendingClears.isEmpty else { return .drop }
+        guard let journal = checkpointJournal, !schemaChangePending, pendingClears.isEmpty else { return .drop }
         journalWriter.reset()
         do {
             for table in tables where !table.overlay.isEmpty {
                 journalWriter.beginTable(space: table.space, indexCount: table.indexes.count)
                 guard try journalFirstChanges(of: table, journal) else { return .drop }
                 journalWriter.endTable()
-                guard journal.namedCount + journalWriter.rows.count <= journalLimit else { return .drop }
             }
         } catch {
             // A row that cannot be read costs the checkpoint, not the commit.
@@ -41,12 +40,15 @@ extension SQLDatabase {
 
     /// Adds to `journalWriter` the rows of `table`'s overlay not yet named, each with its
     /// entries as the store's version gives them (nil when the store has none); false when a
-    /// stored row does not decode.
+    /// stored row does not decode, or when the journal would pass its limits (then it stops
+    /// reading rows at once: a transaction of millions of rows costs a walk of its overlay).
     private func journalFirstChanges(of table: TableState, _ journal: CheckpointJournal) throws -> Bool {
         var columns: IndexedColumns?
         var decoded = true
         try table.overlay.forEachChange { rowid, _ in
             guard decoded, !journal.isNamed(rowid, in: table.space) else { return }
+            guard journal.namedCount + journalWriter.rows.count < journalLimit,
+                  journalWriter.bytes.count < CheckpointJournal.recordByteLimit else { decoded = false; return }
             // nil when the store has no version of the row (new since the checkpoint).
             let entries = try table.withStoredBytes(of: rowid, in: store) { bytes -> [[UInt8]] in
                 var decoder = columns ?? IndexedColumns(table: table)

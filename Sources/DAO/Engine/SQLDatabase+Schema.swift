@@ -108,6 +108,7 @@ extension SQLDatabase {
     /// Records a schema change to undo on rollback and to write at commit.
     func changeSchema(_ names: [String], undo: @escaping () -> Void) {
         schemaVersion += 1
+        schemaChangePending = true
         for name in names { dirtyCatalog.insert(name.lowercased()) }
         undoLog.append(.action { [unowned self] in
             undo()

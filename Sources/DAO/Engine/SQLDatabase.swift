@@ -86,6 +86,10 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var dirtyTables: [ObjectIdentifier: TableState] = [:]
     /// Catalog records to rewrite (or delete, when the table is gone) at commit, by name.
     @exclusivity(unchecked) var dirtyCatalog: Set<String> = []
+    /// Whether the transaction changed the schema (`changeSchema`), not only an AUTOINCREMENT
+    /// sequence (which also rewrites a catalog record, and which the index checkpoint's journal
+    /// can carry on through).
+    @exclusivity(unchecked) var schemaChangePending = false
     /// Row keys to delete at commit (tables dropped in this transaction).
     @exclusivity(unchecked) var pendingClears: [(space: LogStore.KeySpace, rowids: [Int64])] = []
     /// The schema versions record to write at commit (Migration/, FORMAT.md "DAO schema versions").
@@ -394,6 +398,7 @@ public final class SQLDatabase: @unchecked Sendable {
         for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: false) }
         dirtyTables.removeAll()
         dirtyCatalog.removeAll()
+        schemaChangePending = false
         pendingClears.removeAll()
         pendingVersionRecord = nil
         viewsDirty = false
@@ -444,6 +449,7 @@ public final class SQLDatabase: @unchecked Sendable {
         dirtyTables.removeAll(keepingCapacity: true)
         commitTables.removeAll(keepingCapacity: true)
         dirtyCatalog.removeAll()
+        schemaChangePending = false
         pendingClears.removeAll()
         pendingVersionRecord = nil
         viewsDirty = false

@@ -33,6 +33,10 @@ struct CheckpointJournal {
     /// of a replay.
     static let defaultLimit = 1 << 17
 
+    /// Bytes a journal record holds at most (rows with long indexed values): past it the commit
+    /// drops the journal instead. Far below a record value's 1 GiB limit.
+    static let recordByteLimit = 16 << 20
+
     func isNamed(_ rowid: Int64, in space: LogStore.KeySpace) -> Bool {
         named.contains(NamedRow(space: space, rowid: rowid))
     }
@@ -201,10 +205,11 @@ struct JournalRecordWriter {
 
     /// Back to an empty record, keeping the buffers.
     mutating func reset() {
-        bytes.removeAll(keepingCapacity: true)
+        // A big commit's buffer is not kept for the database's life.
+        bytes.removeAll(keepingCapacity: bytes.capacity <= 1 << 20)
         bytes.append(JournalRecord.formatVersion)
         append(UInt32(0))
-        rows.removeAll(keepingCapacity: true)
+        rows.removeAll(keepingCapacity: rows.capacity <= 1 << 16)
         tables = 0
         tableRows = 0
     }
