@@ -8,7 +8,7 @@ import Glibc
 // sql-bench: the SQL engine (issue 7) against SQLite 3 in the same run.
 //
 //   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S] [--engine both|unified|sqlite] [--svg DIR]
-//                                  [--only joins|join|join-aggregate|in-subquery|pk|range|covered|order|scan]
+//                                  [--only joins|join|join-aggregate|in-subquery|insert|pk|range|covered|order|scan]
 //                                  [--materialize] [--checkpoint-first]
 //
 // --engine runs one engine alone, so its process's memory (RssAnon, RssFile, peak VmHWM, read
@@ -22,7 +22,8 @@ import Glibc
 // --seconds (default 3) or their operation count, whichever comes first. `--only joins` runs the
 // join and IN (SELECT) workloads alone (no bench table, no reopen), `--only join` (or another
 // of their keys) that one query alone, e.g. under callgrind; `--only pk` (range, covered, order,
-// scan) loads the bench table and runs that workload alone (no joins, no reopen).
+// scan) loads the bench table and runs that workload alone (no joins, no reopen); `--only insert`
+// measures the inserts alone.
 // UnifiedStorage reads each query's rows with SQLDatabase.forEachRow (a row at a time, every
 // value read in its storage class), as SQLite's side steps through sqlite3_step and reads each
 // column; --materialize reads them as execute's SQLResult.rows ([[DAOValue]]) instead.
@@ -88,7 +89,7 @@ let schema = [
 ]
 let insertSQL = "INSERT INTO bench (id, k, name, v) VALUES (?, ?, ?, ?)"
 /// The read workloads on table bench that `--only` can pick.
-let tableWorkloadKeys = ["pk", "range", "covered", "order", "scan"]
+let tableWorkloadKeys = ["insert", "pk", "range", "covered", "order", "scan"]
 /// The workloads of JoinWorkloads.swift.
 let joinWorkloadKeys = ["join", "join-aggregate", "in-subquery"]
 

@@ -68,8 +68,17 @@ final class JoinPlan {
     }
 
     /// The loop position of the source that owns `slot` (nil: not a slot of this row).
+    /// O(log n): sources are laid out in slot order.
     private func source(of slot: Int) -> Int? {
-        sources.firstIndex { slot >= $0.offset && slot <= $0.offset + $0.width - (($0.table == nil) ? 1 : 0) }
+        // Its last slot: a table's rowid after its columns; a subquery has no rowid.
+        func last(_ source: Source) -> Int { source.offset + source.width - (source.table == nil ? 1 : 0) }
+        var low = 0, high = sources.count
+        while low < high {
+            let mid = (low + high) >> 1
+            if last(sources[mid]) < slot { low = mid + 1 } else { high = mid }
+        }
+        guard low < sources.count, slot >= sources[low].offset else { return nil }
+        return low
     }
 
     /// Chooses the loop order and places the terms. `whereClause` is resolved; `reading` holds
@@ -142,23 +151,31 @@ final class JoinPlan {
     /// sources already placed (a rowid or unique-index equality is one row, a secondary-index
     /// equality ten, a range a quarter or a 64th of the table, otherwise the whole table); ties
     /// keep the FROM order.
+    /// - Complexity: O(n³ × terms of a source) for n sources: each source tried as the outer
+    ///   loop, the rest placed one at a time. The terms are sorted by source once
+    ///   (`TermShape`), so a 64-table join (SQLite's limit) plans in milliseconds.
     private func greedyOrder(_ pool: [Expr]) -> [Int] {
         // Each source is tried as the outer loop, the others placed greedily (the cheapest
         // loop given those before it); the order with the fewest estimated row visits wins
         // (each loop costs its rows, plus one probe, once per row of the loops around it).
+        let shapes = termShapes(pool)
         var bestOrder = Array(sources.indices), bestCost = Double.infinity
+        var isPlaced = [Bool].filled(false, count: sources.count)
         for first in sources.indices {
+            for i in isPlaced.indices { isPlaced[i] = false }
             var placed = [first]
             var remaining = sources.indices.filter { $0 != first }
-            var outerRows = estimate(first, placed: [], pool)
+            var outerRows = estimate(first, isPlaced: isPlaced, shapes[first])
+            isPlaced[first] = true
             var total = outerRows
             while !remaining.isEmpty {
                 var next = remaining[0], nextCost = Double.infinity
                 for s in remaining {
-                    let cost = estimate(s, placed: Set(placed), pool)
+                    let cost = estimate(s, isPlaced: isPlaced, shapes[s])
                     if cost < nextCost { next = s; nextCost = cost }
                 }
                 placed.append(next)
+                isPlaced[next] = true
                 remaining.removeAll { $0 == next }
                 total += outerRows * (nextCost + 1)
                 outerRows *= nextCost
@@ -168,7 +185,50 @@ final class JoinPlan {
         return bestOrder
     }
 
-    private func estimate(_ s: Int, placed: Set<Int>, _ pool: [Expr]) -> Double {
+    /// A WHERE or ON term as the estimate of one source's loop sees it: a column of that source
+    /// (table slot; -1 the rowid) compared with values from other sources.
+    private struct TermShape {
+        /// The column's position in its table (-1: the rowid).
+        var position: Int
+        /// 0 for an equality (`=`, `IS`, `IN (...)`), 1 for one side of a range, 2 for BETWEEN.
+        var sides: Int
+        /// The sources whose values the other side reads: the term applies once they are all
+        /// placed.
+        var needs: [Int]
+    }
+
+    /// Each source's `TermShape`s from the pool, in pool order. A term comparing columns of
+    /// two sources is a shape of each (its left column's source first, as the estimate reads
+    /// a term).
+    private func termShapes(_ pool: [Expr]) -> [[TermShape]] {
+        var shapes = [[TermShape]].filled([], count: sources.count)
+        func add(_ column: Expr, _ others: [Expr], sides: Int, unless taken: Int? = nil) -> Int? {
+            guard case .slot(let index, _) = column, let s = source(of: index), s != taken else { return nil }
+            var slots = Set<Int>()
+            for other in others { other.collectSlots(into: &slots) }
+            let needs = Array(Set(slots.compactMap { source(of: $0) }))
+            let owner = sources[s]
+            let position = index == owner.offset + owner.width ? -1 : index - owner.offset
+            shapes[s].append(TermShape(position: position, sides: sides, needs: needs))
+            return s
+        }
+        for term in pool {
+            switch term {
+            case .binary(let op, let l, let r) where op == .equal || op == .isOp:
+                let left = add(l, [r], sides: 0)
+                _ = add(r, [l], sides: 0, unless: left)
+            case .binary(let op, let l, let r) where op == .less || op == .lessEqual || op == .greater || op == .greaterEqual:
+                let left = add(l, [r], sides: 1)
+                _ = add(r, [l], sides: 1, unless: left)
+            case .between(let l, let low, let high, negated: false): _ = add(l, [low, high], sides: 2)
+            case .inList(let l, let items, negated: false): _ = add(l, items, sides: 0)
+            default: continue
+            }
+        }
+        return shapes
+    }
+
+    private func estimate(_ s: Int, isPlaced: [Bool], _ shapes: [TermShape]) -> Double {
         let source = sources[s]
         guard let table = source.table else { return 1_000 }
         let rows = Double(max(table.rowids.count, 1))
@@ -176,26 +236,10 @@ final class JoinPlan {
         // equality (`bound`), or by a range (`ranged`: how many sides, 1 or 2).
         var bound = Set<Int>()
         var ranged: [Int: Int] = [:]
-        for term in pool {
-            var column: Expr?, others: [Expr] = [], sides = 0
-            switch term {
-            case .binary(let op, let l, let r) where op == .equal || op == .isOp:
-                if case .slot(let i, _) = l, self.source(of: i) == s { column = l; others = [r] }
-                else if case .slot(let i, _) = r, self.source(of: i) == s { column = r; others = [l] }
-            case .binary(let op, let l, let r) where op == .less || op == .lessEqual || op == .greater || op == .greaterEqual:
-                sides = 1
-                if case .slot(let i, _) = l, self.source(of: i) == s { column = l; others = [r] }
-                else if case .slot(let i, _) = r, self.source(of: i) == s { column = r; others = [l] }
-            case .between(let l, let low, let high, negated: false): column = l; others = [low, high]; sides = 2
-            case .inList(let l, let items, negated: false): column = l; others = items
-            default: continue
-            }
-            guard case .slot(let index, _)? = column, self.source(of: index) == s else { continue }
-            var slots = Set<Int>()
-            for other in others { other.collectSlots(into: &slots) }
-            guard slots.allSatisfy({ self.source(of: $0).map { placed.contains($0) } ?? true }) else { continue }
-            let position = index == source.offset + source.width ? -1 : index - source.offset
-            if sides == 0 { bound.insert(position) } else { ranged[position, default: 0] += sides }
+        // A term applies once every source its other side reads is placed (one reading this
+        // same source never does: it is not placed while its loop is estimated).
+        for shape in shapes where shape.needs.allSatisfy({ isPlaced[$0] }) {
+            if shape.sides == 0 { bound.insert(shape.position) } else { ranged[shape.position, default: 0] += shape.sides }
         }
         if bound.contains(-1) || table.definition.rowidColumn.map(bound.contains) == true { return 1 }
         // A range keeps a share of the rows, as SQLite guesses it: 1/4 for one side, 1/64 for two.
