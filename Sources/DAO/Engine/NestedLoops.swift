@@ -40,6 +40,20 @@ final class NestedLoops {
     /// after the first build that index's one-key range from the operand's value.
     private let plan: JoinPlan
 
+    /// Per level: whether the rows it admits are the same for every row of the loops around
+    /// it (an inner join's table whose terms read only that table: a cross join filtered per
+    /// table, as `FROM t1, t2 WHERE a1 = 5 AND b2 IN (...)`). Such a level is scanned once per
+    /// run; the rows that passed are kept (`invariantRows`) and replayed for the next outer
+    /// rows, instead of scanning and reading the table again for each of them.
+    private let invariant: [Bool]
+    /// Per invariant level: the joined-row values (its columns, then its rowid) of each row
+    /// that passed, once a whole scan was kept; nil before, or when it passed `invariantLimit`.
+    @exclusivity(unchecked) private var invariantRows: [[SQLValue]?]
+    /// Per invariant level: rows being kept during its first scan (nil: not keeping).
+    @exclusivity(unchecked) private var keeping: [[SQLValue]?]
+    /// Values an invariant level keeps at most (past them it is scanned per outer row).
+    private static let invariantLimit = 1 << 16
+
     init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[SQLValue]]], body: @escaping () throws -> Bool) {
         sources = plan.sources
         order = plan.order
@@ -67,6 +81,29 @@ final class NestedLoops {
         chosen = .filled(nil, count: order.count)
         self.plan = plan
         if plan.equalityIndex.count != order.count { plan.equalityIndex = .filled(nil, count: order.count) }
+        invariant = plan.order.indices.map { level in
+            let source = plan.sources[plan.order[level]]
+            guard level > 0, source.table != nil, source.join != .left, plan.rowidProbes[level] == nil else { return false }
+            return plan.filters[level].allSatisfy { Self.readsOnly(source, $0) }
+        }
+        invariantRows = .filled(nil, count: order.count)
+        keeping = .filled(nil, count: order.count)
+    }
+
+    /// Whether `term` reads nothing but `source`'s row (and values fixed for the run), with no
+    /// subquery and no function whose value changes from call to call.
+    private static func readsOnly(_ source: JoinPlan.Source, _ term: Expr) -> Bool {
+        var slots = Set<Int>()
+        term.collectSlots(into: &slots)
+        guard slots.allSatisfy({ $0 >= source.offset && $0 <= source.offset + source.width }) else { return false }
+        func fixed(_ expr: Expr) -> Bool {
+            switch expr {
+            case .subquery, .exists, .inSelect: return false
+            case .function(let name, _, _, _) where ["random", "randomblob"].contains(name.lowercased()): return false
+            default: return expr.children.allSatisfy(fixed)
+            }
+        }
+        return fixed(term)
     }
 
     /// The access path of a level's lookup terms for the current outer rows, and the lookup
@@ -113,6 +150,10 @@ final class NestedLoops {
         let source = sources[s]
         matched[level] = false
         var going = true
+        if invariant[level] {
+            if let rows = invariantRows[level] { return try replay(level, source, rows) }
+            keeping[level] = []
+        }
         if let table = source.table {
             if let probe = rowidProbes[level] {
                 // One row by its rowid: no plan to choose, no scan to set up.
@@ -146,6 +187,11 @@ final class NestedLoops {
             for i in 0..<source.width { context.row[source.offset + i] = .null }
             if source.table != nil { context.row[source.offset + source.width] = .null }
             if try passes(filters[level]) { going = try loop(level + 1) }
+        }
+        if invariant[level] {
+            // A whole scan was kept: later outer rows replay it (a scan stopped early is not whole).
+            if going, let kept = keeping[level] { invariantRows[level] = kept }
+            keeping[level] = nil
         }
         return going
     }
@@ -185,6 +231,30 @@ final class NestedLoops {
         if filterCounts[level] > (fromOn ? 0 : skipping.count) {
             guard try passes(filters[level], skipping: fromOn ? [] : skipping) else { return true }
         }
+        if keeping[level] != nil { keep(level) }
         return try loop(level + 1)
+    }
+
+    /// Adds the current row of invariant level `level` to the rows it keeps (or stops keeping
+    /// past `invariantLimit`).
+    private func keep(_ level: Int) {
+        let source = sources[order[level]]
+        guard let count = keeping[level]?.count, count + source.width + 1 <= Self.invariantLimit else {
+            keeping[level] = nil
+            return
+        }
+        keeping[level]?.append(contentsOf: context.row[source.offset...(source.offset + source.width)])
+    }
+
+    /// Runs the levels inside invariant level `level` for each of its kept rows.
+    private func replay(_ level: Int, _ source: JoinPlan.Source, _ rows: [SQLValue]) throws -> Bool {
+        let stride = source.width + 1
+        var start = 0
+        while start < rows.count {
+            for i in 0..<stride { context.row[source.offset + i] = rows[start + i] }
+            guard try loop(level + 1) else { return false }
+            start += stride
+        }
+        return true
     }
 }
