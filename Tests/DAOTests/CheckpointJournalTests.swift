@@ -41,6 +41,19 @@ final class CheckpointJournalTests: XCTestCase {
         return copy
     }
 
+    /// A store with the tables and a checkpoint, then `changes` (each its own commit): the
+    /// store, its database, the answers after the changes, and a copy of the directory taken
+    /// while open (the caller removes it).
+    private func changedAfterCheckpoint(_ changes: [String], options: LogStore.Options = LogStore.Options())
+        throws -> (temporary: TemporaryStore, db: SQLDatabase, expected: [[[DAOValue]]], crashed: URL) {
+        let temporary = try TemporaryStore(options: options)
+        let db = try temporary.database
+        try create(db)
+        try db.checkpoint()
+        for change in changes { try db.execute(change) }
+        return (temporary, db, try answers(db), try crashCopy(temporary))
+    }
+
     /// Every table's rowid order and index entries equal what its rows give.
     private func assertIndexesMatchRows(_ db: SQLDatabase, _ context: String, file: StaticString = #filePath, line: UInt = #line) throws {
         for name in ["t", "u"] {
@@ -135,15 +148,8 @@ final class CheckpointJournalTests: XCTestCase {
     }
 
     func testASchemaChangeAfterTheCheckpointDropsItsRecord() throws {
-        let temporary = try TemporaryStore()
-        let db = try temporary.database
-        try create(db)
-        try db.checkpoint()
-        try db.execute("UPDATE t SET k = 7 WHERE id = 3")
-        try db.execute("CREATE INDEX un ON u (a)")
-        try db.execute("INSERT INTO u VALUES (99, 'z')")
-        let expected = try answers(db)
-        let crashed = try crashCopy(temporary)
+        let (_, _, expected, crashed) = try changedAfterCheckpoint(["UPDATE t SET k = 7 WHERE id = 3", "CREATE INDEX un ON u (a)",
+                                                                     "INSERT INTO u VALUES (99, 'z')"])
         defer { try? FileManager.default.removeItem(at: crashed) }
         let store = try LogStore(directory: crashed)
         defer { try? store.close() }
@@ -225,6 +231,12 @@ final class CheckpointJournalTests: XCTestCase {
                 record.tables[i].rows[r].entries?[0][0] ^= 0x01
                 try store.put(record.encoded(), forKey: keys[0], space: space)
             }),
+            ("names row 66 again", { store, space, keys in
+                // A row named twice in one record (with no entries: nothing to take out first).
+                var record = try JournalRecord.decode(try XCTUnwrap(store.get(forKey: keys[2], space: space)))
+                record.tables[0].rows += [JournalRecord.Row(rowid: 66, entries: nil), JournalRecord.Row(rowid: 66, entries: nil)]
+                try store.put(record.encoded(), forKey: keys[2], space: space)
+            }),
             ("is not in the checkpoint as named", { store, space, keys in
                 var record = try JournalRecord.decode(try XCTUnwrap(store.get(forKey: keys[1], space: space)))
                 record.tables[0].rows[0].entries = nil
@@ -232,15 +244,8 @@ final class CheckpointJournalTests: XCTestCase {
             }),
         ]
         for (reason, damage) in damages {
-            let temporary = try TemporaryStore()
-            let db = try temporary.database
-            try create(db)
-            try db.checkpoint()
-            try db.execute("UPDATE t SET k = 99, name = 'changed' WHERE id = 30")
-            try db.execute("DELETE FROM t WHERE id = 33")
-            try db.execute("INSERT INTO u VALUES (7, 'new')")
-            let expected = try answers(db)
-            let crashed = try crashCopy(temporary)
+            let (_, db, expected, crashed) = try changedAfterCheckpoint(["UPDATE t SET k = 99, name = 'changed' WHERE id = 30",
+                                                                          "DELETE FROM t WHERE id = 33", "INSERT INTO u VALUES (7, 'new')"])
             defer { try? FileManager.default.removeItem(at: crashed) }
             do {
                 let store = try LogStore(directory: crashed)
@@ -273,15 +278,10 @@ final class CheckpointJournalTests: XCTestCase {
     }
 
     private func readerAppliesTheJournal(options: LogStore.Options) throws {
-        let temporary = try TemporaryStore(options: options)
-        let db = try temporary.database
-        try create(db)
-        try db.checkpoint()
-        try db.execute("UPDATE t SET k = 99, name = 'changed' WHERE id = 30")
-        try db.execute("DELETE FROM t WHERE id IN (33, 36)")
-        try db.execute("INSERT INTO t VALUES (-4, 1, 'negative')")
-        try db.execute("INSERT INTO u VALUES (7, 'new')")
-        let crashed = try crashCopy(temporary)
+        let (temporary, db, _, crashed) = try changedAfterCheckpoint(
+            ["UPDATE t SET k = 99, name = 'changed' WHERE id = 30", "DELETE FROM t WHERE id IN (33, 36)",
+             "INSERT INTO t VALUES (-4, 1, 'negative')", "INSERT INTO u VALUES (7, 'new')"], options: options)
+        _ = temporary   // kept open while the copy is read
         defer { try? FileManager.default.removeItem(at: crashed) }
         let (status, output) = try runReader(crashed)
         XCTAssertEqual(status, 0, output)

@@ -111,7 +111,8 @@ struct Measurement {
     var sqlite: Double
     var unit: String
     var goal: String
-    var met: Bool
+    /// nil: a figure with no goal of its own.
+    var met: Bool?
 }
 
 func scratch(_ name: String) throws -> URL {
@@ -308,7 +309,7 @@ func measureAll(_ options: Options) throws -> [Measurement] {
                                     sqlite: reopenUnprepared["SQLite"] ?? 0, unit: "s", goal: "<= 0.010 s", met: v <= 0.010))
     let c = reopenAfterCrash["UnifiedStorage"] ?? .infinity, sc = reopenAfterCrash["SQLite"] ?? 0
     measurements.append(Measurement(workload: "open \(options.reopenRows) rows + first query after a crash, \(crashChanges) rows changed since the checkpoint",
-                                    unified: c, sqlite: sc, unit: "s", goal: "<= SQLite's", met: sc > 0 && c <= sc))
+                                    unified: c, sqlite: sc, unit: "s", goal: "-", met: nil))
     return measurements
 }
 
@@ -321,7 +322,7 @@ do {
     print("| --- | ---: | ---: | --- | --- | --- |")
     for m in measurements {
         let digits = m.unit == "s" ? 3 : 0
-        print("| \(m.workload) | \(String(format: "%.\(digits)f", m.unified)) | \(String(format: "%.\(digits)f", m.sqlite)) | \(m.unit) | \(m.goal) | \(m.met ? "met" : "not met") |")
+        print("| \(m.workload) | \(String(format: "%.\(digits)f", m.unified)) | \(String(format: "%.\(digits)f", m.sqlite)) | \(m.unit) | \(m.goal) | \(m.met.map { $0 ? "met" : "not met" } ?? "-") |")
     }
     if let directory = options.svgDirectory, options.engines.count == 2 {
         // Speed ratios: ops/s UnifiedStorage / SQLite, or SQLite's time / UnifiedStorage's.

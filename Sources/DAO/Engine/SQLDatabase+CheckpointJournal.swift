@@ -45,8 +45,10 @@ extension SQLDatabase {
     private func journalFirstChanges(of table: TableState, _ journal: CheckpointJournal) throws -> Bool {
         var columns: IndexedColumns?
         var decoded = true
+        // Looked up once a commit, not once a row.
+        let named = journal.namedRows(in: table.space)
         try table.overlay.forEachChange { rowid, _ in
-            guard decoded, !journal.isNamed(rowid, in: table.space) else { return }
+            guard decoded, named?[rowid] == nil else { return }
             guard journal.namedCount + journalWriter.rows.count < journalLimit,
                   journalWriter.bytes.count < CheckpointJournal.recordByteLimit else { decoded = false; return }
             // nil when the store has no version of the row (new since the checkpoint).
@@ -108,6 +110,9 @@ extension SQLDatabase {
             return false
         }
         // 1. What the checkpoint has of each named row goes.
+        var namedRows: [(space: LogStore.KeySpace, rowid: Int64)] = []
+        // Every row named so far, this record's too (a row twice in one record is damage).
+        var seen: [LogStore.KeySpace: Set<Int64>] = [:]
         for (sequence, entry) in records.enumerated() {
             guard entry.key == CheckpointJournal.key(stamp: stamp, sequence: UInt64(sequence)) else {
                 return refuse("record \(sequence) missing")
@@ -119,7 +124,10 @@ extension SQLDatabase {
                     return refuse("record \(sequence) names a table the checkpoint does not have")
                 }
                 for row in part.rows {
-                    guard !journal.isNamed(row.rowid, in: part.space) else { return refuse("record \(sequence) names row \(row.rowid) again") }
+                    guard seen[part.space, default: []].insert(row.rowid).inserted else {
+                        return refuse("record \(sequence) names row \(row.rowid) again")
+                    }
+                    namedRows.append((part.space, row.rowid))
                     let position = table.rowids.lowerBound { $0 < row.rowid }
                     guard (table.rowids.element(at: position) == row.rowid) == (row.entries != nil) else {
                         return refuse("record \(sequence): row \(row.rowid) of \(table.name) is not in the checkpoint as named")
@@ -135,7 +143,7 @@ extension SQLDatabase {
         }
         // 2. The named rows as they are now come in.
         var columnsBySpace: [LogStore.KeySpace: IndexedColumns] = [:]
-        for row in journal.named {
+        for row in namedRows {
             guard let table = bySpace[row.space] else { continue }
             var columns = columnsBySpace[row.space] ?? IndexedColumns(table: table)
             defer { columnsBySpace[row.space] = columns }

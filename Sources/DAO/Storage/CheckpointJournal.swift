@@ -15,31 +15,16 @@ struct CheckpointJournal {
     let stamp: UInt64
     /// The sequence number of the next record.
     var nextSequence: UInt64 = 0
-    /// A row named, with its table's key space.
-    struct NamedRow: Hashable {
-        var space: LogStore.KeySpace
-        var rowid: Int64
-    }
-
-    /// Rows named so far (one set for every table: one hash a lookup).
-    private(set) var named: Set<NamedRow> = []
+    /// Per table key space: the rows named so far (a `RowSlots` used as a set, so that the
+    /// ascending rowids of inserts cost no hashing).
+    private var named: [LogStore.KeySpace: RowSlots] = [:]
     /// How many rows are named, over all tables.
-    var namedCount: Int { named.count }
+    private(set) var namedCount = 0
 
     init(stamp: UInt64) { self.stamp = stamp }
 
-    /// Rows named at most before a commit drops the journal instead (the checkpoint record
-    /// goes, and the next attach reads the rows): bounds the memory of `named` and the work
-    /// of a replay.
-    static let defaultLimit = 1 << 17
-
-    /// Bytes a journal record holds at most (rows with long indexed values): past it the commit
-    /// drops the journal instead. Far below a record value's 1 GiB limit.
-    static let recordByteLimit = 16 << 20
-
-    func isNamed(_ rowid: Int64, in space: LogStore.KeySpace) -> Bool {
-        named.contains(NamedRow(space: space, rowid: rowid))
-    }
+    /// The rows of `space` named so far (nil: none).
+    func namedRows(in space: LogStore.KeySpace) -> RowSlots? { named[space] }
 
     /// Records that `rows` are now named (after the commit that named them was written).
     mutating func add(_ rows: JournalRecord) {
@@ -52,13 +37,38 @@ struct CheckpointJournal {
     /// Records that the rows of `writer`'s record are now named (after the commit that wrote
     /// it).
     mutating func add(_ writer: JournalRecordWriter) {
-        for (space, rowid) in writer.rows { name(rowid, in: space) }
+        // The writer's rows come table by table: one dictionary access a table.
+        var start = 0
+        let rows = writer.rows
+        while start < rows.count {
+            let space = rows[start].space
+            var end = start
+            while end < rows.count, rows[end].space == space { end += 1 }
+            Self.name(rows[start..<end].lazy.map { $0.rowid }, in: &named[space, default: RowSlots()], count: &namedCount)
+            start = end
+        }
         nextSequence += 1
     }
 
     private mutating func name(_ rowid: Int64, in space: LogStore.KeySpace) {
-        named.insert(NamedRow(space: space, rowid: rowid))
+        Self.name(CollectionOfOne(rowid), in: &named[space, default: RowSlots()], count: &namedCount)
     }
+
+    private static func name<Rowids: Sequence<Int64>>(_ rowids: Rowids, in set: inout RowSlots, count: inout Int) {
+        for rowid in rowids where set[rowid] == nil {
+            set[rowid] = 0
+            count += 1
+        }
+    }
+
+    /// Rows named at most before a commit drops the journal instead (the checkpoint record
+    /// goes, and the next attach reads the rows): bounds the memory of `named` and the work
+    /// of a replay.
+    static let defaultLimit = 1 << 17
+
+    /// Bytes a journal record holds at most (rows with long indexed values): past it the commit
+    /// drops the journal instead. Far below a record value's 1 GiB limit.
+    static let recordByteLimit = 16 << 20
 
     /// The key of record `sequence`: `j`, the stamp, the sequence, both big-endian, so the
     /// records of one checkpoint sort in the order they were written.
