@@ -1,5 +1,5 @@
 import CrashTestSupport
-import DAO
+@testable import DAO
 import Foundation
 import LogStore
 import XCTest
@@ -10,7 +10,8 @@ import XCTest
 /// the table is exactly the state after some prefix of the statements (a statement or a
 /// transaction is all or nothing), no older than the last acknowledged one in fsyncEachWrite or
 /// than the last one acknowledged before the last completed sync in groupCommit, every row reads
-/// back as written, and both indexes agree with the rows.
+/// back as written, and both indexes agree with the rows. An index checkpoint half way makes
+/// the later statements journal their rows, so the opens replay its journal.
 ///
 /// The default mode (`.processCrashSafe`, background syncer on with a 4 ms window, issue 21
 /// item 3) runs the same workload and checks: a power loss may lose acknowledged statements, but
@@ -26,6 +27,8 @@ final class DAOPowerLossTests: XCTestCase {
     private var verifyReports = 0
     /// Images showing an older state than the last acknowledged one (acknowledged statements lost).
     private var lossImages = 0
+    /// Opens that loaded the index checkpoint and replayed its journal.
+    private var journalReplays = 0
 
     private func options(_ durability: LogStore.Options.Durability) -> LogStore.Options {
         var options = LogStore.Options()
@@ -60,6 +63,10 @@ final class DAOPowerLossTests: XCTestCase {
             try statement("insert \(id)", "INSERT INTO f VALUES (?, ?, ?, ?)", row(id, 100 + id)) { $0[id] = 100 + id }
             if id % 5 == 4 { Thread.sleep(forTimeInterval: 0.004) }
         }
+        // An index checkpoint: the statements after it journal the rows they change, so the
+        // opens after the cuts below load it and replay its journal (or read the rows when the
+        // cut came before its record).
+        try db.checkpoint()
         // A transaction: updates and deletes, one batch at COMMIT.
         journal.begin("transaction")
         try db.execute("BEGIN")
@@ -88,6 +95,8 @@ final class DAOPowerLossTests: XCTestCase {
         let store = try LogStore(directory: directory, options: options(durability))
         defer { try? store.close() }
         let db = try SQLDatabase.attached(to: store)
+        XCTAssertFalse(db.indexReport.contains { $0.contains("journal") }, "\(context): a journal that does not fit: \(db.indexReport)")
+        if db.indexReport.isEmpty, db.checkpointJournal?.namedCount ?? 0 > 0 { journalReplays += 1 }
         let problems = try store.verify().problems
         if durability == .processCrashSafe && context.contains("random outcome") {
             if !problems.isEmpty { verifyReports += 1 }
@@ -130,6 +139,8 @@ final class DAOPowerLossTests: XCTestCase {
             }
         })
         XCTAssertGreaterThan(report.images, 10)
+        XCTAssertGreaterThan(journalReplays, 0, "\(name): no open replayed the checkpoint's journal")
+        print("\(name): \(journalReplays) opens replayed the checkpoint's journal")
         if durability == .processCrashSafe {
             print("\(name): \(lossImages) images lost acknowledged statements (a shorter prefix), "
                   + "\(verifyReports) random outcomes reported by verify (a header not written back)")
