@@ -139,7 +139,12 @@ final class DAOPowerLossTests: XCTestCase {
             }
         })
         XCTAssertGreaterThan(report.images, 10)
-        XCTAssertGreaterThan(journalReplays, 0, "\(name): no open replayed the checkpoint's journal")
+        // Only fsyncEachWrite syncs at every statement, so that a cut lands between the
+        // checkpoint and the close's own checkpoint for certain; the timed modes may sync
+        // there or not (a CI run of groupCommit had none).
+        if durability == .fsyncEachWrite {
+            XCTAssertGreaterThan(journalReplays, 0, "\(name): no open replayed the checkpoint's journal")
+        }
         print("\(name): \(journalReplays) opens replayed the checkpoint's journal")
         if durability == .processCrashSafe {
             print("\(name): \(lossImages) images lost acknowledged statements (a shorter prefix), "
