@@ -169,10 +169,16 @@ extension SQLDatabase {
         servedBlocks = nil
         checkpointCurrent = false
         checkpointJournal = nil
-        if !store.options.readOnly, let checkpointSpace, (try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)) != nil {
+        if !store.options.readOnly { deleteCheckpointRecord() }
+        return false
+    }
+
+    /// Deletes the checkpoint record in its own batch, when there is one. When the delete
+    /// fails the record stays known: with no journal, the next commit deletes it in its batch.
+    private func deleteCheckpointRecord() {
+        if checkpointRecordPresent, let checkpointSpace, (try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)) != nil {
             checkpointRecordPresent = false
         }
-        return false
     }
 
     /// Points every table's rowid order and indexes at the mapped file: nothing is copied, and
@@ -209,11 +215,7 @@ extension SQLDatabase {
         checkpointCurrent = false
         if !store.options.readOnly {
             try? Directory.remove(store.directory.path + "/" + IndexCheckpointFile.name)
-            // When the delete fails, the record stays known: with no journal, the next commit
-            // deletes it in its own batch.
-            if checkpointRecordPresent, let checkpointSpace, (try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)) != nil {
-                checkpointRecordPresent = false
-            }
+            deleteCheckpointRecord()
         }
         checkpointJournal = nil
         var loaders: [LogStore.KeySpace: TableLoader] = [:]

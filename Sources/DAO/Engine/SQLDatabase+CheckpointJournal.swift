@@ -152,7 +152,7 @@ extension SQLDatabase {
             _ = try table.withStoredBytes(of: rowid, in: store) { bytes in
                 guard columns.decode(bytes, rowid: rowid) else { decoded = false; return }
                 table.insertRowid(rowid)
-                for (i, entry) in columns.entries(rowid: rowid, in: table).enumerated() { table.indexes[i].entries.insert(entry) }
+                table.insertIntoIndexes(rowid: rowid, row: columns.values)
             }
             guard decoded else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
         }

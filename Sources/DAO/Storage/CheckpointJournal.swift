@@ -29,7 +29,7 @@ struct CheckpointJournal {
     /// Records that `rows` are now named (after the commit that named them was written).
     mutating func add(_ rows: JournalRecord) {
         for table in rows.tables {
-            for row in table.rows { name(row.rowid, in: table.space) }
+            Self.name(table.rows.lazy.map { $0.rowid }, in: &named[table.space, default: RowSlots()], count: &namedCount)
         }
         nextSequence += 1
     }
@@ -48,10 +48,6 @@ struct CheckpointJournal {
             start = end
         }
         nextSequence += 1
-    }
-
-    private mutating func name(_ rowid: Int64, in space: LogStore.KeySpace) {
-        Self.name(CollectionOfOne(rowid), in: &named[space, default: RowSlots()], count: &namedCount)
     }
 
     private static func name<Rowids: Sequence<Int64>>(_ rowids: Rowids, in set: inout RowSlots, count: inout Int) {

@@ -32,6 +32,6 @@ struct IndexedColumns {
 
     /// The last decoded row's entry in each index of `table` (catalog order).
     func entries(rowid: Int64, in table: TableState) -> [[UInt8]] {
-        table.indexes.map { IndexKeyCodec.entry(columns: $0.schema.columns, of: values, rowid: rowid, descending: $0.schema.descending) }
+        table.indexes.map { $0.entry(rowid: rowid, row: values) }
     }
 }
