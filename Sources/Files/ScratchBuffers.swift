@@ -43,6 +43,17 @@ enum ScratchBuffers {
         return pool.retained
     }
 
+    /// Frees every buffer waiting in the pool (under memory pressure; tests start from an
+    /// empty pool with it).
+    static func releaseAll() {
+        pool.lock.lock()
+        let free = pool.free
+        pool.free = []
+        pool.retained = 0
+        pool.lock.unlock()
+        for buffer in free { buffer.deallocate() }
+    }
+
     /// Takes `buffer` back for a later `borrow` (or frees it when the pool is full).
     static func giveBack(_ buffer: UnsafeMutableRawBufferPointer) {
         pool.lock.lock()

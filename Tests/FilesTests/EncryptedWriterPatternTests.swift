@@ -47,9 +47,10 @@ final class EncryptedWriterPatternTests: FilesTestCase {
         }
     }
 
-    /// A failed write anywhere in a batch split between two threads (each pwrite in turn, a clean failure and a
-    /// short write) is thrown from `write` or `close`, and leaves the old file as it was and no
-    /// temporary file.
+    /// A failed write of any batch (each pwrite in turn, a clean failure and a short write;
+    /// every batch but the last is written in the background while the next one is sealed, so
+    /// its failure surfaces at the next batch or at close) is thrown from `write` or `close`,
+    /// and leaves the old file as it was and no temporary file.
     func testAFailedWriteInASplitBatchLeavesTheOldFile() throws {
         let storage = try center.fileStorage()
         let old = Data("old".utf8), new = testBytes(3 << 20, seed: 6)
