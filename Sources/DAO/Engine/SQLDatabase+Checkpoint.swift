@@ -51,6 +51,7 @@ extension SQLDatabase {
     /// Caller holds the statement lock, outside a transaction.
     private func writeCheckpoint(serve: Bool = true) throws {
         try store.checkNoFailedSync()
+        if store.hasWriteKey { return dropCheckpointOfEncryptingStore() }
         // Nothing to do when it is current, or when there are no tables and never was a record.
         if checkpointCurrent || (tables.isEmpty && !checkpointRecordPresent) { return }
         let stamp = UInt64.random(in: 1...UInt64.max)
@@ -101,6 +102,17 @@ extension SQLDatabase {
     /// the reason in `indexReport` when there is one) when the rows must be read instead.
     func readCheckpoint() throws -> MappedCheckpoint? {
         let path = store.directory.path + "/" + IndexCheckpointFile.name
+        if store.hasWriteKey {
+            if let space = try existingSpace(named: Self.checkpointSpaceName) {
+                checkpointSpace = space
+                checkpointRecordPresent = try store.get(forKey: Self.checkpointKey, space: space) != nil
+            }
+            if checkpointRecordPresent || Directory.exists(path) {
+                indexReport.append("\(IndexCheckpointFile.name) is not kept in a store that encrypts (its entries hold indexed values in plaintext): indexes rebuilt from the rows")
+                dropCheckpointOfEncryptingStore()
+            }
+            return nil
+        }
         guard let space = try existingSpace(named: Self.checkpointSpaceName),
               let record = try store.get(forKey: Self.checkpointKey, space: space) else {
             if Directory.exists(path) {
@@ -179,6 +191,23 @@ extension SQLDatabase {
         if checkpointRecordPresent, let checkpointSpace, (try? store.delete(forKey: Self.checkpointKey, space: checkpointSpace)) != nil {
             checkpointRecordPresent = false
         }
+    }
+
+    /// A store that encrypts keeps no checkpoint: the file's entries are indexed values as
+    /// they are (FORMAT.md "DAO index checkpoint"), and nothing of an encrypting store reaches
+    /// the disk in plaintext outside its records. Deletes the file, the record and its journal
+    /// records (one written before the store got its key, or before a rekey added one), not on
+    /// a read-only store; a failure leaves them for the next try (attach never uses them here).
+    private func dropCheckpointOfEncryptingStore() {
+        checkpointJournal = nil
+        checkpointCurrent = false
+        guard !store.options.readOnly else { return }
+        try? Directory.remove(store.directory.path + "/" + IndexCheckpointFile.name)
+        guard let checkpointSpace, let journal = try? store.keys(space: checkpointSpace, prefix: [CheckpointJournal.keyPrefix]) else { return }
+        var batch = LogStore.WriteBatch()
+        for key in journal { batch.delete(forKey: key, space: checkpointSpace) }
+        if checkpointRecordPresent { batch.delete(forKey: Self.checkpointKey, space: checkpointSpace) }
+        if batch.count > 0, (try? store.write(batch)) != nil { checkpointRecordPresent = false }
     }
 
     /// Points every table's rowid order and indexes at the mapped file: nothing is copied, and
