@@ -219,17 +219,42 @@ extension SQLDatabase {
         if table.definition.columnIndex(column.name) != nil { throw SQLExecutionError("duplicate column name: \(column.name)") }
         if column.primaryKey { throw SQLExecutionError("Cannot add a PRIMARY KEY column") }
         if column.unique { throw SQLExecutionError("Cannot add a UNIQUE column") }
-        if column.notNull && column.defaultValue == nil { throw SQLExecutionError("Cannot add a NOT NULL column with default value NULL") }
+        // The rows already there read the new column as its default (SQLite refuses what they
+        // could not read: only when there are rows; the transaction's own count).
+        if table.rowids.count > 0 {
+            if column.notNull && !Self.hasNonNullDefault(column.defaultValue) {
+                throw SQLExecutionError("Cannot add a NOT NULL column with default value NULL")
+            }
+            if let value = column.defaultValue, !Self.isPlainValue(value) {
+                throw SQLExecutionError("Cannot add a column with non-constant default")
+            }
+        }
         let oldDefinition = table.definition
         table.definition.columns.append(ColumnSchema(name: column.name, typeName: column.typeName,
                                                      affinity: Affinity(declaredType: column.typeName), notNull: column.notNull,
                                                      defaultText: column.defaultText, defaultValue: column.defaultValue))
         table.definition.columnUnique.append(false)
-        // Rows written before read the new column as its default (RowCodec rows are shorter).
-        _ = try column.defaultValue.map { try Evaluator.evaluate($0, RowContext(parameters: [])) }
         changeSchema([table.name]) { [unowned table] in
             table.definition = oldDefinition
         }
+    }
+
+    /// Whether a DEFAULT is a value SQLite can read for rows written before the column was
+    /// added (`sqlite3ValueFromExpr`): a literal, optionally signed (`-5`, `+5`, `-'5'`, TRUE,
+    /// x'01'); not an expression such as `(1+2)` or `CURRENT_TIMESTAMP`.
+    static func isPlainValue(_ expr: Expr) -> Bool {
+        switch expr {
+        case .literal: return true
+        case .unary(.negate, let operand), .unary(.plus, let operand): return isPlainValue(operand)
+        default: return false
+        }
+    }
+
+    /// Whether a DEFAULT clause is there and is not a literal NULL.
+    static func hasNonNullDefault(_ expr: Expr?) -> Bool {
+        guard let expr else { return false }
+        if case .literal(.null) = expr { return false }
+        return true
     }
 
     func renameTable(_ from: String, to: String) throws {

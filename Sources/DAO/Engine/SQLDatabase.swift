@@ -529,7 +529,7 @@ public final class SQLDatabase: @unchecked Sendable {
             // Columns added after the row was written read as their defaults.
             let definitions = table.definition.columns
             for index in stored..<values.count where columns.map({ $0.contains(index) }) ?? true {
-                values[index] = definitions[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
+                values[index] = definitions[index].addedColumnValue
             }
         }
         if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }
@@ -541,7 +541,7 @@ public final class SQLDatabase: @unchecked Sendable {
         let columns = table.definition.columns
         if values.count < columns.count {
             for index in values.count..<columns.count {
-                values.append(columns[index].defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null)
+                values.append(columns[index].addedColumnValue)
             }
         }
         if let alias = table.definition.rowidColumn { values[alias] = .integer(rowid) }

@@ -370,7 +370,9 @@ struct Parser {
                 } else if acceptSymbol("+") {
                     value = try parseLiteralOnly()
                 } else if current.kind == .identifier, ["CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"].contains(current.upper) {
-                    throw DAOError.unsupported(current.upper)
+                    // Evaluated for each row inserted without the column, as in an expression.
+                    value = .function(name: current.upper.lowercased(), args: [], distinct: false, star: false)
+                    position += 1
                 } else {
                     value = try parseLiteralOnly()
                 }

@@ -13,9 +13,7 @@ struct IndexedColumns {
     init(table: TableState) {
         wanted = Array(Set(table.indexes.flatMap(\.schema.columns))).sorted()
         rowidColumn = table.definition.rowidColumn
-        defaults = table.definition.columns.map { column in
-            column.defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null
-        }
+        defaults = table.definition.columns.map(\.addedColumnValue)
     }
 
     /// Decodes the row `rowid` from its stored bytes into `values`; false when the bytes are

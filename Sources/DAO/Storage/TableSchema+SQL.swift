@@ -9,6 +9,13 @@ struct ColumnSchema: Sendable {
     /// The DEFAULT clause's SQL text as written, or nil (NULL default).
     var defaultText: String?
     var defaultValue: Expr?
+
+    /// What a row that does not store this column (written before `ALTER TABLE ADD COLUMN`)
+    /// reads: its DEFAULT with the column's affinity applied, as SQLite reads it
+    /// (`z INTEGER DEFAULT '5'` reads 5, `w REAL DEFAULT 3` reads 3.0); NULL without one.
+    var addedColumnValue: SQLValue {
+        SQLValues.apply(affinity, to: defaultValue.flatMap { try? Evaluator.evaluate($0, RowContext(parameters: [])) } ?? .null)
+    }
 }
 
 /// An index of a table: its columns (by position), directions and whether it is unique.
