@@ -126,7 +126,7 @@ final class JoinSubqueryViewTests: XCTestCase {
                           "INSERT INTO customers WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) SELECT i, i % 30, 'c' || i FROM n",
                           "INSERT INTO orders WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) SELECT i, (i * 7) % 300 + 1, i % 97 FROM n"] {
             try db.execute(statement)
-            try oracle.execute(statement)
+            _ = try oracle.execute(statement)
         }
         let cases = [
             ("SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.id BETWEEN 500 AND 599",

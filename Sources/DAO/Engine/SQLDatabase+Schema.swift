@@ -256,40 +256,4 @@ extension SQLDatabase {
         if case .literal(.null) = expr { return false }
         return true
     }
-
-    func renameTable(_ from: String, to: String) throws {
-        let table = try self.table(named: from)
-        let oldKey = from.lowercased(), newKey = to.lowercased()
-        if tables[newKey] != nil || indexNamed(newKey) != nil {
-            throw SQLExecutionError("there is already another table or index with this name: \(to)")
-        }
-        if newKey.hasPrefix("sqlite_") { throw SQLExecutionError("object name reserved for internal use: \(to)") }
-        let oldName = table.definition.name
-        tables[oldKey] = nil
-        tables[newKey] = table
-        table.definition.name = to
-        // The constraints' indexes are named after the table, as the catalog's CREATE TABLE
-        // gives them at the next attach (and as SQLite renames them).
-        Self.renameAutoindexes(of: table, from: oldName, to: to)
-        changeSchema([oldKey, newKey]) { [unowned self, unowned table] in
-            self.tables[newKey] = nil
-            self.tables[oldKey] = table
-            table.definition.name = oldName
-            Self.renameAutoindexes(of: table, from: to, to: oldName)
-        }
-    }
-
-    /// Renames `sqlite_autoindex_<from>_...` to `sqlite_autoindex_<to>_...` in the table's
-    /// definition and its index states.
-    private static func renameAutoindexes(of table: TableState, from: String, to: String) {
-        let prefix = "sqlite_autoindex_\(from)_"
-        func renamed(_ index: IndexSchema) -> IndexSchema {
-            guard index.isConstraint, index.name.hasPrefix(prefix) else { return index }
-            var index = index
-            index.name = "sqlite_autoindex_\(to)_" + index.name.dropFirst(prefix.count)
-            return index
-        }
-        table.definition.indexes = table.definition.indexes.map(renamed)
-        for position in table.indexes.indices { table.indexes[position].schema = renamed(table.indexes[position].schema) }
-    }
 }

@@ -375,7 +375,7 @@ public final class SQLDatabase: @unchecked Sendable {
         case .dropTable(let name, let ifExists): try dropTable(name, ifExists: ifExists); return SQLResult()
         case .dropIndex(let name, let ifExists): try dropIndex(name, ifExists: ifExists); return SQLResult()
         case .addColumn(let table, let column): try refuseTemporary(table); try addColumn(table, column); return SQLResult()
-        case .renameTable(let from, let to): try refuseTemporary(from); try refuseTriggers(from); try renameTable(from, to: to); return SQLResult()
+        case .renameTable(let from, let to): try refuseTemporary(from); try renameTable(from, to: to); return SQLResult()
         case .renameColumn(let table, let from, let to): try refuseTemporary(table); try refuseTriggers(table); try renameColumn(table, from, to: to); return SQLResult()
         case .dropColumn(let table, let column): try refuseTemporary(table); try dropColumn(table, column); return SQLResult()
         case .reindex(let name): try reindex(name); return SQLResult()

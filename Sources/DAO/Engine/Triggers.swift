@@ -43,11 +43,12 @@ extension SQLDatabase {
         changeSchema([table.name]) { [unowned table] in table.triggers.insert(removed, at: position) }
     }
 
-    /// ALTER TABLE RENAME on a table with triggers would leave their SQL text naming the old
-    /// names (SQLite rewrites it); refused until that is done.
+    /// ALTER TABLE RENAME COLUMN on a table with triggers would leave their SQL text naming the
+    /// old column (SQLite rewrites it); refused until that is done. (RENAME TO rewrites the
+    /// triggers and views that name the table: SQLDatabase+RenameTable.swift.)
     func refuseTriggers(_ table: String) throws {
         if let state = tables[table.lowercased()], !state.triggers.isEmpty {
-            throw DAOError.unsupported("ALTER TABLE RENAME on a table with triggers")
+            throw DAOError.unsupported("ALTER TABLE RENAME COLUMN on a table with triggers")
         }
     }
 

@@ -78,7 +78,7 @@ struct Parser {
     }
 
     /// Words that end an expression or a clause and so cannot be bare identifiers or aliases.
-    private static let reserved: Set<String> = [
+    static let reserved: Set<String> = [
         "SELECT", "FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "OFFSET", "AND", "OR", "NOT",
         "IS", "IN", "LIKE", "GLOB", "BETWEEN", "ESCAPE", "CASE", "WHEN", "THEN", "ELSE", "END", "AS",
         "ON", "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "NATURAL", "OUTER", "USING", "UNION",
