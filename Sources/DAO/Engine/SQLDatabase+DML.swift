@@ -191,6 +191,31 @@ extension SQLDatabase {
         "UNIQUE constraint failed: " + (table.definition.rowidColumn.map { columnName(table, $0) } ?? "\(table.name).rowid")
     }
 
+    /// The rows `row` clashes with when it goes in at `rowid`: the row holding that rowid when
+    /// `rowidTaken`, then those equal to it in a unique index (other than `except`), in that
+    /// order. ABORT throws SQLite's message for the first; IGNORE returns nil (the row is
+    /// skipped); REPLACE returns the rowids to delete before the row goes in.
+    func clashingRows(_ table: TableState, row: [SQLValue], at rowid: Int64, rowidTaken: Bool, except: Int64?,
+                      mode: ConflictMode) throws -> Set<Int64>? {
+        var victims: [Int64] = []
+        if rowidTaken {
+            switch mode {
+            case .abort: throw DAOError.constraint(rowidMessage(table))
+            case .ignore: return nil
+            case .replace: victims.append(rowid)
+            }
+        }
+        let clashes = conflicts(table, row: row, except: except)
+        if let first = clashes.first {
+            switch mode {
+            case .abort: throw DAOError.constraint(uniqueMessage(table, first.index))
+            case .ignore: return nil
+            case .replace: victims.append(contentsOf: clashes.map(\.rowid))
+            }
+        }
+        return Set(victims)
+    }
+
     /// Inserts one row; returns whether it was inserted.
     func insertOne(_ table: TableState, row: [SQLValue], explicitRowid: SQLValue?, mode: ConflictMode,
                    upsert: CompiledUpsert? = nil) throws -> Bool {
@@ -213,24 +238,10 @@ extension SQLDatabase {
         if let upsert, let victim = upsertConflict(table, upsert, rowid: rowid, row: row) {
             return try upsertUpdate(table, upsert, victim: victim, proposed: row)
         }
-        // Conflicts: the rowid first, then unique indexes in order.
-        var victims: [Int64] = []
-        if table.contains(rowid: rowid) {
-            switch mode {
-            case .abort: throw DAOError.constraint(rowidMessage(table))
-            case .ignore: return false
-            case .replace: victims.append(rowid)
-            }
+        guard let victims = try clashingRows(table, row: row, at: rowid, rowidTaken: table.contains(rowid: rowid), except: nil, mode: mode) else {
+            return false
         }
-        let clashes = conflicts(table, row: row, except: nil)
-        if let first = clashes.first {
-            switch mode {
-            case .abort: throw DAOError.constraint(uniqueMessage(table, first.index))
-            case .ignore: return false
-            case .replace: victims.append(contentsOf: clashes.map(\.rowid))
-            }
-        }
-        for victim in Set(victims) {
+        for victim in victims {
             if let old = try self.row(table, victim) { deleteRow(table, rowid: victim, row: old) }
         }
         insertRow(table, rowid: rowid, row: row)
@@ -285,8 +296,16 @@ extension SQLDatabase {
         let matches = try matchingRows(table, whereClause, context)
         let updated = Set(assignments.map(\.0))
         var changes = 0
-        for (rowid, old) in matches {
-            var old = old
+        // Rowids whose row this statement deleted (OR REPLACE) or moved a row into: as in
+        // SQLite, a matched rowid is updated as it holds its row when its turn comes (none:
+        // skipped), not as it held it when matched.
+        var touched = Set<Int64>()
+        for (rowid, matched) in matches {
+            var old = matched
+            if touched.contains(rowid) {
+                guard let current = try self.row(table, rowid) else { continue }
+                old = current
+            }
             context.row = old
             context.rowid = rowid
             var row = old
@@ -302,7 +321,8 @@ extension SQLDatabase {
                     row[target] = value
                 }
             }
-            _ = try prepareRow(table, &row, mode: .abort, context)
+            // OR IGNORE skips a row that breaks NOT NULL; OR REPLACE puts the column's default.
+            guard try prepareRow(table, &row, mode: update.mode, context) else { continue }
             if let alias = table.definition.rowidColumn { row[alias] = .integer(newRowid) }
             if !table.triggers.isEmpty {   // Triggers.swift; a BEFORE trigger may have changed or deleted the row
                 guard try fireTriggers(table, .before, .update, old: TriggerRow(rowid: rowid, row: old),
@@ -312,8 +332,15 @@ extension SQLDatabase {
                 reloadUnassigned(&row, from: current, assigned: updated)
                 if let alias = table.definition.rowidColumn { row[alias] = .integer(newRowid) }
             }
-            if newRowid != rowid, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
-            if let clash = conflicts(table, row: row, except: rowid).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }
+            // OR IGNORE skips the row; OR REPLACE deletes the rows it clashes with (no DELETE
+            // triggers, as SQLite without recursive_triggers).
+            guard let victims = try clashingRows(table, row: row, at: newRowid, rowidTaken: newRowid != rowid && table.contains(rowid: newRowid),
+                                                 except: rowid, mode: update.mode) else { continue }
+            for victim in victims {
+                if let gone = try self.row(table, victim) { deleteRow(table, rowid: victim, row: gone) }
+                touched.insert(victim)
+            }
+            if newRowid != rowid { touched.insert(newRowid) }
             deleteRow(table, rowid: rowid, row: old)
             insertRow(table, rowid: newRowid, row: row)
             changes += 1

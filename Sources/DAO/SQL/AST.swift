@@ -241,6 +241,9 @@ struct UpdateStatement: Sendable {
     var assignments: [(String, Expr)]
     var whereClause: Expr?
     var returning: [ResultColumn]? = nil
+    /// `UPDATE OR REPLACE | IGNORE | ABORT | FAIL` (what Android's `updateWithOnConflict`
+    /// writes); ABORT when none is given.
+    var mode: ConflictMode = .abort
 }
 
 struct DeleteStatement: Sendable {

@@ -482,13 +482,7 @@ struct Parser {
             mode = .replace
         } else {
             try expectKeyword("INSERT")
-            if acceptKeyword("OR") {
-                if acceptKeyword("REPLACE") { mode = .replace }
-                else if acceptKeyword("IGNORE") { mode = .ignore }
-                else if acceptKeyword("ABORT") || acceptKeyword("FAIL") { mode = .abort }
-                else if peekKeyword("ROLLBACK") { throw DAOError.unsupported("INSERT OR ROLLBACK") }
-                else { throw syntaxError() }
-            }
+            if acceptKeyword("OR") { mode = try parseConflictMode(after: "INSERT") }
         }
         try expectKeyword("INTO")
         let table = try parseName()
@@ -591,9 +585,19 @@ struct Parser {
         return clause
     }
 
+    /// The conflict resolution after `INSERT OR` / `UPDATE OR`. FAIL is taken as ABORT (the
+    /// statement's earlier rows are undone too); ROLLBACK is not supported.
+    private mutating func parseConflictMode(after verb: String) throws -> ConflictMode {
+        if acceptKeyword("REPLACE") { return .replace }
+        if acceptKeyword("IGNORE") { return .ignore }
+        if acceptKeyword("ABORT") || acceptKeyword("FAIL") { return .abort }
+        if peekKeyword("ROLLBACK") { throw DAOError.unsupported("\(verb) OR ROLLBACK") }
+        throw syntaxError()
+    }
+
     private mutating func parseUpdate() throws -> UpdateStatement {
         try expectKeyword("UPDATE")
-        if acceptKeyword("OR") { throw DAOError.unsupported("UPDATE OR") }
+        let mode = acceptKeyword("OR") ? try parseConflictMode(after: "UPDATE") : .abort
         let table = try parseName()
         try expectKeyword("SET")
         var assignments: [(String, Expr)] = []
@@ -608,7 +612,7 @@ struct Parser {
         if acceptKeyword("WHERE") { whereClause = try parseExpression() }
         let returning = try parseReturning()
         if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("UPDATE ... LIMIT") }
-        return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause, returning: returning)
+        return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause, returning: returning, mode: mode)
     }
 
     private mutating func parseDelete() throws -> DeleteStatement {
