@@ -137,6 +137,44 @@ final class AlterColumnTests: XCTestCase {
         try compare("after DROP COLUMN")
     }
 
+    /// A DROP COLUMN that would break a view or one of the table's triggers is refused with
+    /// SQLite's message and changes nothing; a trigger of another table that names the column is
+    /// left to fail when it runs, as in SQLite. A RENAME COLUMN that SQLite would carry into a
+    /// view or another table's trigger (by rewriting it) is refused, not left to break them.
+    func testColumnChangesDoNotBreakViewsOrTriggers() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        let oracle = try SQLiteOracle()
+        let schema = [
+            "CREATE TABLE m (id INTEGER PRIMARY KEY, starred, body, seen)",
+            "CREATE TABLE lists (id INTEGER PRIMARY KEY, name TEXT)",
+            "CREATE TABLE log (x)",
+            "CREATE VIEW v_starred AS SELECT id FROM m WHERE starred = 1",
+            "CREATE VIEW v_lists AS SELECT l.name AS list_name FROM lists l",
+            "CREATE TRIGGER tr AFTER INSERT ON m BEGIN INSERT INTO log VALUES (new.body); END",
+            "CREATE TRIGGER tr_log AFTER INSERT ON log BEGIN UPDATE m SET seen = 1; END",
+            "INSERT INTO m VALUES (1, 1, 'b', 0)",
+            "INSERT INTO lists VALUES (1, 'inbox')",
+        ]
+        for sql in schema {
+            try db.execute(sql)
+            _ = try oracle.execute(sql)
+        }
+        for sql in ["ALTER TABLE m DROP COLUMN starred", "ALTER TABLE m DROP COLUMN body", "ALTER TABLE m DROP COLUMN seen"] {
+            XCTAssertEqual(message { _ = try db.execute(sql) }, message { _ = try oracle.execute(sql) }, sql)
+        }
+        XCTAssertEqual(try db.execute("SELECT * FROM m").rows, try oracle.execute("SELECT * FROM m"))
+        XCTAssertEqual(try db.execute("SELECT * FROM v_starred").rows, [[.integer(1)]])
+
+        XCTAssertThrowsError(try db.execute("ALTER TABLE lists RENAME COLUMN name TO title")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(try db.execute("SELECT * FROM v_lists").rows, [[.text("inbox")]], "the view still works")
+        try db.execute("ALTER TABLE lists RENAME COLUMN id TO list_id")
+        try temporary.reopen()
+        XCTAssertEqual(try temporary.database.execute("SELECT list_id, list_name FROM lists, v_lists").rows, [[.integer(1), .text("inbox")]])
+    }
+
     func testRenameFollowsKeysAndIndexes() throws {
         let temporary = try TemporaryStore()
         let oracle = try SQLiteOracle()

@@ -79,7 +79,7 @@ final class ObservationTests: XCTestCase {
         XCTAssertEqual(first, 1)
         // The consumer is waiting (or about to): a commit from another thread wakes it.
         let database = db!
-        Thread.detachNewThread { try? database.execute("INSERT INTO t(name) VALUES ('from a thread')") }
+        Thread.detachNewThread { _ = try? database.execute("INSERT INTO t(name) VALUES ('from a thread')") }
         let second = await received.next()
         XCTAssertEqual(second, 2)
 

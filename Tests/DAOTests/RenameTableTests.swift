@@ -46,7 +46,7 @@ final class RenameTableTests: XCTestCase {
             XCTAssertNoThrow(try temporary.database.execute(sql), sql)
         }
         let rename = "ALTER TABLE log RENAME TO journal"
-        try oracle.execute(rename)
+        _ = try oracle.execute(rename)
         try temporary.database.execute(rename)
         let master = "SELECT name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') ORDER BY name"
         XCTAssertEqual(texts(try temporary.database), try oracle.execute(master))

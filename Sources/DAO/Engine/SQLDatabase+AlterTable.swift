@@ -33,6 +33,7 @@ extension SQLDatabase {
         table.definition.primaryKey = table.definition.primaryKey.map(renamed)
         table.definition.uniques = table.definition.uniques.map(renamed)
         changeSchema([table.name]) { [unowned table] in table.definition = oldDefinition }
+        try checkDependents(of: table, column: oldName, .rename)
     }
 
     /// ALTER TABLE `tableName` DROP [COLUMN] `name`: removes the column and rewrites every row
@@ -90,6 +91,7 @@ extension SQLDatabase {
             table.indexes = oldIndexes
             table.overlay.slots = oldSlots
         }
+        try checkDependents(of: table, column: column, .drop)
     }
 
     /// `definition` without column `position` (which no key or index names), as the catalog
