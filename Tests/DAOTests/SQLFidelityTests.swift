@@ -25,6 +25,18 @@ final class SQLFidelityTests: XCTestCase {
         }
     }
 
+    /// `x IS [NOT] TRUE | FALSE` are SQLite's truth tests (`2 IS TRUE` is 1), not `x IS 1`;
+    /// TRUE and FALSE elsewhere stay 1 and 0 (an app-style SQL audit found `2 IS TRUE` gave 0).
+    func testIsTrueAndIsFalseTestTruth() throws {
+        let d = try Differential()
+        d.check("CREATE TABLE v (x)")
+        d.check("INSERT INTO v VALUES (NULL), (0), (1), (2), (0.5), (-1), (0.0), ('1'), ('abc'), ('0.0'), ('2x'), (''), (x'01')")
+        d.check("SELECT x, x IS TRUE, x IS NOT TRUE, x IS FALSE, x IS NOT FALSE, x IS 1, x = TRUE FROM v ORDER BY rowid")
+        d.check("SELECT count(*) FROM v WHERE x IS TRUE")
+        d.check("SELECT count(*) FROM v WHERE NOT x IS FALSE AND x IS NOT NULL")
+        d.check("SELECT TRUE IS TRUE, FALSE IS FALSE, NULL IS TRUE, NULL IS NOT FALSE, 1 + 1 IS TRUE, (1 IS TRUE) + 1")
+    }
+
     // MARK: Issue 25, item 2: LIMIT 0 and rows outside LIMIT/OFFSET are not evaluated
 
     func testLimitZeroEvaluatesNothing() throws {

@@ -908,6 +908,28 @@ struct Parser {
         return try parseEquality()
     }
 
+    /// `TRUE` or `FALSE` right after `IS [NOT]` (and not the start of a longer operand): SQLite's
+    /// truth tests, not a comparison with 1 or 0.
+    private mutating func acceptTruthValue() -> Bool? {
+        guard current.kind == .identifier, current.upper == "TRUE" || current.upper == "FALSE" else { return nil }
+        let next = tokens[position + 1]
+        if next.kind == .symbol, [".", "("].contains(next.text) { return nil }
+        position += 1
+        return tokens[position - 1].upper == "TRUE"
+    }
+
+    /// `x IS [NOT] TRUE | FALSE` as SQLite evaluates it: whether x is true (not NULL and not
+    /// zero as a number: `2 IS TRUE` and `0.5 IS TRUE` are 1) or false (not NULL and zero), 1 or
+    /// 0, never NULL.
+    static func truthTest(_ operand: Expr, isTrue: Bool, negated: Bool) -> Expr {
+        let yes = Expr.literal(.integer(1)), no = Expr.literal(.integer(0))
+        if isTrue {
+            return .caseWhen(base: nil, whens: [(operand, negated ? no : yes)], otherwise: negated ? yes : no)
+        }
+        return .caseWhen(base: nil, whens: [(.isNull(operand, negated: false), negated ? yes : no), (operand, negated ? yes : no)],
+                         otherwise: negated ? no : yes)
+    }
+
     private mutating func parseEquality() throws -> Expr {
         var left = try parseRelational()
         while true {
@@ -918,6 +940,10 @@ struct Parser {
                 if acceptKeyword("DISTINCT") {
                     try expectKeyword("FROM")
                     left = .binary(negated ? .isOp : .isNot, left, try parseRelational())
+                    continue
+                }
+                if let truth = acceptTruthValue() {
+                    left = Self.truthTest(left, isTrue: truth, negated: negated)
                     continue
                 }
                 left = .binary(negated ? .isNot : .isOp, left, try parseRelational())
