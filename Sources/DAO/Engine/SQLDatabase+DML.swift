@@ -230,7 +230,11 @@ extension SQLDatabase {
             let old = table.sequence
             table.sequence = rowid
             dirtyCatalog.insert(table.name.lowercased())
-            undoLog.append(.action { [unowned table] in table.sequence = old })
+            undoLog.append(.action { [unowned self, unowned table] in
+                table.sequence = old
+                self.sequenceMoved()
+            })
+            sequenceMoved()
         }
         guard try prepareRow(table, &row, mode: mode, context) else { return false }
         if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }

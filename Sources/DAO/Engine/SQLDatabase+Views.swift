@@ -11,10 +11,12 @@ struct ViewDefinition {
 }
 
 extension SQLDatabase {
-    /// The view `name` (TEMP views first, as SQLite's temp schema), or nil.
+    /// The view `name` (TEMP views first, as SQLite's temp schema; then the schema tables,
+    /// SchemaTables.swift), or nil.
     func viewStatement(named name: String) throws -> ViewDefinition? {
         let key = name.lowercased()
-        return tempViews[key] ?? views[key]
+        if let view = tempViews[key] ?? views[key] { return view }
+        return key.hasPrefix("sqlite_") ? try schemaTable(named: key) : nil
     }
 
     /// CREATE [TEMP] VIEW: recorded (and, unless TEMP, written to the catalog at commit). As in

@@ -62,6 +62,9 @@ public final class SQLDatabase: @unchecked Sendable {
     /// Whether the views record is to be written at commit; views being expanded (cycles).
     @exclusivity(unchecked) var viewsDirty = false
     @exclusivity(unchecked) var viewsExpanding: Set<String> = []
+    /// The schema version when `sqlite_sequence` was last made from the sequences
+    /// (SchemaTables.swift), nil when it was not made since.
+    @exclusivity(unchecked) var sequenceViewVersion: Int?
     @exclusivity(unchecked) var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0

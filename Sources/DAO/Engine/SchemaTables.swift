@@ -1,0 +1,85 @@
+/// SQLite's schema tables, read-only: `sqlite_master` (also `sqlite_schema`) with a row per
+/// table, index, view and trigger (`type, name, tbl_name, rootpage, sql`), `sqlite_temp_master`
+/// (`sqlite_temp_schema`) for TEMP tables and views, and `sqlite_sequence` (`name, seq`) for
+/// the AUTOINCREMENT tables that gave out a rowid. Apps and frameworks ask them whether a table
+/// exists (Room's open check, FMDB's `tableExists`); they are answered as views made from the
+/// catalog, so every query form works on them.
+///
+/// What differs from SQLite: `sql` is the catalog's canonical text (`CREATE TABLE "t" ("a"
+/// INTEGER)`, FORMAT.md) rather than the text as written; rows come in name order, not
+/// creation order; `rootpage` is 0 (there are no pages); the indexes of constraints are named
+/// `sqlite_autoindex_<table>_pk`, `_u<i>`, `_c<k>` (SQLite numbers them `_1`, `_2`, ...).
+extension SQLDatabase {
+    static let schemaColumns = ["type", "name", "tbl_name", "rootpage", "sql"]
+
+    /// The schema table `key` (lower-cased) as a view, or nil when `key` names none.
+    /// - Throws: `SQLExecutionError` if the made text does not parse (not expected).
+    func schemaTable(named key: String) throws -> ViewDefinition? {
+        let rows: [[String]]
+        let columns: [String]
+        switch key {
+        case "sqlite_master", "sqlite_schema":
+            rows = schemaRows(tables.values, views.values)
+            columns = Self.schemaColumns
+        case "sqlite_temp_master", "sqlite_temp_schema":
+            rows = schemaRows(temporaryTables.values, tempViews.values)
+            columns = Self.schemaColumns
+        case "sqlite_sequence":
+            sequenceViewVersion = schemaVersion
+            rows = tables.values.filter { $0.definition.autoincrement && $0.sequence > 0 }
+                .sorted { $0.name.lowercased() < $1.name.lowercased() }
+                .map { [Self.literal($0.name), String($0.sequence)] }
+            columns = ["name", "seq"]
+        default:
+            return nil
+        }
+        // One SELECT of literals per row, joined by UNION ALL; none: a SELECT of NULLs that
+        // keeps no row.
+        let text = rows.isEmpty
+            ? "SELECT " + columns.map { _ in "NULL" }.joined(separator: ", ") + " WHERE 0"
+            : rows.map { "SELECT " + $0.joined(separator: ", ") }.joined(separator: " UNION ALL ")
+        guard case .select(let select) = try Parser.parse(text).0 else {
+            throw SQLExecutionError("\(key): could not be made from the catalog")
+        }
+        return ViewDefinition(name: key, columns: columns, select: select, text: text)
+    }
+
+    /// After an AUTOINCREMENT sequence moved: statements compiled with `sqlite_sequence`'s rows
+    /// as they were (since the last schema change) are compiled again. Costs nothing while
+    /// nobody reads the table: the schema version moves at most once per reading.
+    func sequenceMoved() {
+        guard sequenceViewVersion == schemaVersion else { return }
+        sequenceViewVersion = nil
+        schemaVersion += 1
+    }
+
+    /// The rows of `sqlite_master` for these tables and views, as SQL literals.
+    private func schemaRows(_ tables: some Collection<TableState>, _ views: some Collection<ViewDefinition>) -> [[String]] {
+        var rows: [[String]] = []
+        // SQLite makes the table `sqlite_sequence` with the first AUTOINCREMENT table.
+        if tables.contains(where: { $0.definition.autoincrement && !$0.isTransient }) {
+            rows.append(["'table'", "'sqlite_sequence'", "'sqlite_sequence'", "0", "'CREATE TABLE sqlite_sequence(name,seq)'"])
+        }
+        for table in tables.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
+            let definition = table.definition
+            let name = Self.literal(definition.name)
+            rows.append(["'table'", name, name, "0", Self.literal(definition.createSQL)])
+            for index in definition.indexes {
+                rows.append(["'index'", Self.literal(index.name), name, "0", index.isConstraint ? "NULL" : Self.literal(definition.createIndexSQL(index))])
+            }
+            for trigger in table.triggers {
+                rows.append(["'trigger'", Self.literal(trigger.name), name, "0", Self.literal(trigger.sql)])
+            }
+        }
+        for view in views.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
+            let name = Self.literal(view.name)
+            rows.append(["'view'", name, name, "0", Self.literal(view.text)])
+        }
+        return rows
+    }
+
+    /// `text` as an SQL string literal.
+    private static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+}
