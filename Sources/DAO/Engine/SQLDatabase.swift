@@ -65,6 +65,9 @@ public final class SQLDatabase: @unchecked Sendable {
     /// The schema version when `sqlite_sequence` was last made from the sequences
     /// (SchemaTables.swift), nil when it was not made since.
     @exclusivity(unchecked) var sequenceViewVersion: Int?
+    /// `PRAGMA foreign_keys` and `PRAGMA busy_timeout` as last set (Pragmas.swift).
+    @exclusivity(unchecked) var foreignKeysSetting = false
+    @exclusivity(unchecked) var busyTimeoutSetting: Int64 = 0
     @exclusivity(unchecked) var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
@@ -384,6 +387,7 @@ public final class SQLDatabase: @unchecked Sendable {
         case .reindex(let name): try reindex(name); return SQLResult()
         case .createTrigger(let create): try createTrigger(create); return SQLResult()   // Triggers.swift
         case .dropTrigger(let name, let ifExists): try dropTrigger(name, ifExists: ifExists); return SQLResult()
+        case .pragma(let pragma): return try runPragma(pragma)   // Pragmas.swift
         case .begin, .commit, .rollback: return SQLResult()
         }
     }

@@ -5,15 +5,19 @@ extension SQLDatabase {
     /// pending record first); an empty record when there is none.
     /// - Throws: `StoreError` from the store, `.corrupt` when the record does not decode.
     func readVersionRecord() throws -> SchemaVersionRecord {
-        try withStatementLock {
-            if let pendingVersionRecord { return try SchemaVersionRecord(decoding: pendingVersionRecord) }
-            let space: LogStore.KeySpace?
-            if let catalogSpace { space = catalogSpace } else { space = try existingSpace(named: "dao.catalog") }
-            guard let space, let bytes = try store.get(forKey: SchemaVersionRecord.key, space: space) else {
-                return SchemaVersionRecord()
-            }
-            return try SchemaVersionRecord(decoding: bytes)
+        try withStatementLock { try readVersionRecordLocked() }
+    }
+
+    /// `readVersionRecord` for a caller that holds the statement lock (a running statement:
+    /// `PRAGMA user_version`).
+    func readVersionRecordLocked() throws -> SchemaVersionRecord {
+        if let pendingVersionRecord { return try SchemaVersionRecord(decoding: pendingVersionRecord) }
+        let space: LogStore.KeySpace?
+        if let catalogSpace { space = catalogSpace } else { space = try existingSpace(named: "dao.catalog") }
+        guard let space, let bytes = try store.get(forKey: SchemaVersionRecord.key, space: space) else {
+            return SchemaVersionRecord()
         }
+        return try SchemaVersionRecord(decoding: bytes)
     }
 
     /// Runs `body` in one transaction (BEGIN ... COMMIT, one atomic batch of the store) and

@@ -253,6 +253,16 @@ struct DeleteStatement: Sendable {
 }
 
 /// One parsed statement of the subset.
+/// `PRAGMA [main.]name`, `PRAGMA name = value` or `PRAGMA name(value)`.
+struct PragmaStatement: Sendable {
+    /// Lower-cased.
+    var name: String
+    /// The value as written: a name or string's text, a number with its sign; nil for none.
+    var value: String?
+    /// Whether the value was given with `=` (a setting), not in parentheses (an argument).
+    var assigns: Bool
+}
+
 enum Statement: Sendable {
     case createTable(CreateTableStatement)
     case createIndex(CreateIndexStatement)
@@ -276,6 +286,8 @@ enum Statement: Sendable {
     case begin, commit, rollback
     case createView(CreateViewStatement)
     case dropView(String, ifExists: Bool)
+    /// PRAGMA name [= value | (value)] (Engine/Pragmas.swift).
+    case pragma(PragmaStatement)
 
     /// Whether the statement only reads (a SELECT).
     var isSelect: Bool {

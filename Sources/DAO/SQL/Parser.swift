@@ -141,7 +141,10 @@ struct Parser {
             let name = try parseName()
             if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
             return .reindex(name)
-        case "PRAGMA", "ATTACH", "DETACH", "VACUUM", "ANALYZE", "EXPLAIN":
+        case "PRAGMA":
+            position += 1
+            return .pragma(try parsePragma())
+        case "ATTACH", "DETACH", "VACUUM", "ANALYZE", "EXPLAIN":
             throw DAOError.unsupported(token.upper)
         default: throw syntaxError()
         }
@@ -474,6 +477,42 @@ struct Parser {
         try expectKeyword("ADD")
         _ = acceptKeyword("COLUMN")
         return .addColumn(table: table, try parseColumnDefinition())
+    }
+
+    /// After PRAGMA: `[main.]name [= value | (value)]`.
+    private mutating func parsePragma() throws -> PragmaStatement {
+        var name = try parseName()
+        if acceptSymbol(".") {
+            guard name.lowercased() == "main" else { throw DAOError.unsupported("PRAGMA of schema \(name)") }
+            name = try parseName()
+        }
+        var pragma = PragmaStatement(name: name.lowercased(), value: nil, assigns: false)
+        if acceptSymbol("=") {
+            pragma.assigns = true
+            pragma.value = try parsePragmaValue()
+        } else if acceptSymbol("(") {
+            pragma.value = try parsePragmaValue()
+            try expectSymbol(")")
+        }
+        return pragma
+    }
+
+    /// A pragma's value: a signed number, a name or keyword (ON, WAL), or a string.
+    private mutating func parsePragmaValue() throws -> String {
+        var sign = ""
+        if acceptSymbol("-") { sign = "-" } else if acceptSymbol("+") { sign = "" }
+        let token = current
+        switch token.kind {
+        case .integer, .real:
+            position += 1
+            return sign + token.text
+        case .identifier, .quotedIdentifier, .string:
+            guard sign.isEmpty else { throw syntaxError() }
+            position += 1
+            return token.text
+        default:
+            throw syntaxError()
+        }
     }
 
     private mutating func parseInsert() throws -> InsertStatement {
