@@ -293,8 +293,13 @@ extension SQLDatabase {
             let resolved = try resolver.resolve(expr, allowAggregates: false)
             var plans: [(String, SubqueryPlan)] = []
             resolved.collectSubqueries(into: &plans)
-            // Rows change while SET runs: a subquery run per row could see some of them changed.
-            if plans.contains(where: { $0.1.correlated }) { throw DAOError.unsupported("correlated subquery in UPDATE SET") }
+            // A subquery run per row that reads the table being updated would see some of its
+            // rows changed (refused: not checked against SQLite's order); one that reads other
+            // tables only (`SET c = (SELECT x FROM o WHERE o.k = t.k)`, a migration's usual
+            // data fix) reads them as they are.
+            if plans.contains(where: { $0.1.correlated && tablesRead($0.1.statement).contains(table.name.lowercased()) }) {
+                throw DAOError.unsupported("correlated subquery in UPDATE SET reading the updated table")
+            }
             assignments.append((target, resolved))
         }
         let matches = try matchingRows(table, whereClause, context)
