@@ -71,7 +71,12 @@ public final class SQLDatabase: @unchecked Sendable {
     @exclusivity(unchecked) var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
-    @exclusivity(unchecked) var explicitTransaction = false
+    @exclusivity(unchecked) var explicitTransaction = false {
+        // Savepoints live inside a transaction and end with it (COMMIT, ROLLBACK, RAISE).
+        didSet { if !explicitTransaction { savepoints.removeAll() } }
+    }
+    /// Open savepoints, outermost first (Savepoints.swift).
+    @exclusivity(unchecked) var savepoints: [Savepoint] = []
     @exclusivity(unchecked) var lastInsertRowIdValue: Int64 = 0
     /// Rows the last INSERT/UPDATE/DELETE changed, and all of them since attach (changes(), total_changes()).
     @exclusivity(unchecked) var lastChangesValue = 0
@@ -316,6 +321,15 @@ public final class SQLDatabase: @unchecked Sendable {
             rollback(to: 0)
             explicitTransaction = false
             return SQLResult(lastInsertRowId: lastInsertRowIdValue)
+        case .savepoint(let name):
+            openSavepoint(name)   // Savepoints.swift
+            return SQLResult(lastInsertRowId: lastInsertRowIdValue)
+        case .release(let name):
+            try releaseSavepoint(name)
+            return SQLResult(lastInsertRowId: lastInsertRowIdValue)
+        case .rollbackTo(let name):
+            try rollbackToSavepoint(name)
+            return SQLResult(lastInsertRowId: lastInsertRowIdValue)
         default:
             // A statement that may write fails up front when the store refuses writes: after a
             // failed fsync a rolled-back batch may still be on disk, so even a statement that
@@ -388,7 +402,7 @@ public final class SQLDatabase: @unchecked Sendable {
         case .createTrigger(let create): try createTrigger(create); return SQLResult()   // Triggers.swift
         case .dropTrigger(let name, let ifExists): try dropTrigger(name, ifExists: ifExists); return SQLResult()
         case .pragma(let pragma): return try runPragma(pragma)   // Pragmas.swift
-        case .begin, .commit, .rollback: return SQLResult()
+        case .begin, .commit, .rollback, .savepoint, .release, .rollbackTo: return SQLResult()
         }
     }
 

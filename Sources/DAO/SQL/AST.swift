@@ -284,6 +284,9 @@ enum Statement: Sendable {
     case createTrigger(CreateTriggerStatement)
     case dropTrigger(String, ifExists: Bool)
     case begin, commit, rollback
+    /// SAVEPOINT name, RELEASE [SAVEPOINT] name, ROLLBACK [TRANSACTION] TO [SAVEPOINT] name
+    /// (Engine/Savepoints.swift).
+    case savepoint(String), release(String), rollbackTo(String)
     case createView(CreateViewStatement)
     case dropView(String, ifExists: Bool)
     /// PRAGMA name [= value | (value)] (Engine/Pragmas.swift).

@@ -131,10 +131,19 @@ struct Parser {
         case "ROLLBACK":
             position += 1
             _ = acceptKeyword("TRANSACTION")
-            if peekKeyword("TO") { throw DAOError.unsupported("SAVEPOINT") }
+            if acceptKeyword("TO") {
+                _ = acceptKeyword("SAVEPOINT")
+                return .rollbackTo(try parseName())
+            }
             return .rollback
         case "WITH", "VALUES": return .select(try parseSelect())
-        case "SAVEPOINT", "RELEASE": throw DAOError.unsupported("SAVEPOINT")
+        case "SAVEPOINT":
+            position += 1
+            return .savepoint(try parseName())
+        case "RELEASE":
+            position += 1
+            _ = acceptKeyword("SAVEPOINT")
+            return .release(try parseName())
         case "REINDEX":
             position += 1
             guard current.kind != .end, !peekSymbol(";") else { return .reindex(nil) }
