@@ -121,6 +121,22 @@ final class ShellTests: UstoreTestCase {
         XCTAssertTrue(errors.contains { $0.hasPrefix("Error: usage: .mode box|column|csv|json|line|list") }, run.stderr)
     }
 
+    func testATriggersBodyOverSeveralLinesIsOneStatement() throws {
+        let store = try makeStorePath()
+        let run = try ustore(["shell", store.path], stdin: Array("""
+            CREATE TABLE t (a); CREATE TABLE log (x);
+            CREATE TRIGGER tr AFTER INSERT ON t BEGIN
+              INSERT INTO log VALUES (new.a);
+              INSERT INTO log VALUES ('it''s; not the end');
+            end;
+            INSERT INTO t VALUES (7);
+            SELECT x FROM log ORDER BY x;
+
+            """.utf8))
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(run.stdoutText, "7\nit's; not the end\n")
+    }
+
     func testReadRunsAFileAndNamesItInErrors() throws {
         let store = try makeStorePath()
         let file = store.deletingLastPathComponent().appendingPathComponent("setup.sql")

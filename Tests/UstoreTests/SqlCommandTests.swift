@@ -82,6 +82,27 @@ final class SqlCommandTests: UstoreTestCase {
         XCTAssertEqual(run.lines.count, 3, run.stdoutText)
     }
 
+    /// A trigger's body may have its statements on lines of their own: only its `END;` ends
+    /// the CREATE TRIGGER, as in the sqlite3 shell.
+    func testScriptKeepsATriggersBodyTogether() throws {
+        let store = try makeStorePath()
+        let file = try script("""
+            CREATE TABLE t (a);
+            CREATE TABLE log (x);
+            CREATE TRIGGER tr AFTER INSERT ON t
+            BEGIN
+              INSERT INTO log VALUES (new.a);
+              INSERT INTO log VALUES (new.a * 10);
+            END;
+            INSERT INTO t VALUES (2);
+            SELECT x FROM log ORDER BY x;
+            """)
+        let run = try ustore(["sql", store.path, "--file", file.path])
+        try skipWithoutEngine(run)
+        XCTAssertEqual(run.lines.count, 5, run.stdoutText)
+        XCTAssertEqual(run.lines.last, #"{"ok":true,"rows":[[2],[20]]}"#)
+    }
+
     func testStatementAndFileAreExclusive() throws {
         let store = try makeStorePath()
         XCTAssertEqual(try ustore(["sql", store.path]).status, 64)

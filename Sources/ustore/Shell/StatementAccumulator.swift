@@ -2,7 +2,7 @@
 ///
 /// A `;` ends a statement only outside string literals ('...'), quoted identifiers ("...",
 /// `...`, [...]) and comments (-- to the end of the line, /* ... */), so a literal may span
-/// lines. Every statement remembers the input line and column where it starts, so an error's
+/// lines, and inside a CREATE TRIGGER only after its END (`TriggerText`). Every statement remembers the input line and column where it starts, so an error's
 /// position inside it can be reported as a position in the input.
 struct StatementAccumulator {
     /// One complete statement (without its `;`) and where it starts in the input (1-based).
@@ -36,7 +36,8 @@ struct StatementAccumulator {
                 if character.isWhitespace || character == ";" { previous = character; continue }
                 pendingStart = (linesRead, column)
             }
-            if finishes(character) {
+            // Inside a trigger's body a `;` ends one of its statements, not the CREATE TRIGGER.
+            if finishes(character), !TriggerText.needsMore(pending) {
                 let text = pending.trimmingTrailingWhitespace()
                 if let start = pendingStart, !text.isEmpty {
                     completed.append(Statement(text: text, line: start.line, column: start.column))
