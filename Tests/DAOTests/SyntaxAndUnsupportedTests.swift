@@ -53,7 +53,6 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("SELECT a FROM t ORDER BY a COLLATE NOCASE", "COLLATE"),
             ("PRAGMA cache_size = 100", "PRAGMA cache_size"),
             ("CREATE TABLE c (a CHECK (a > 0))", "CHECK"),
-            ("CREATE TABLE f (a REFERENCES t(a))", "REFERENCES"),
             ("INSERT INTO t SELECT 1, 2 ON CONFLICT DO NOTHING", "UPSERT after INSERT ... SELECT"),
         ]
         for (sql, construct) in cases {

@@ -8,9 +8,12 @@ import LogStore
 ///   transaction), as any change.
 /// - `table_info(t)`, `table_xinfo(t)`, `index_list(t)`, `index_info(i)`, `index_xinfo(i)`:
 ///   the catalog's columns and indexes.
-/// - `foreign_keys [= on|off]`, `foreign_key_list(t)`, `foreign_key_check`: this engine refuses
-///   REFERENCES and FOREIGN KEY clauses, so no table has a foreign key: the list and the check
-///   are empty, and the setting (kept per database) enforces nothing there is.
+/// - `foreign_key_list(t)`: the table's FOREIGN KEY and REFERENCES clauses, numbered as SQLite
+///   numbers them (the last declared is 0). They are kept, not enforced, as in SQLite with
+///   `foreign_keys` off (its default): `foreign_keys` reads 0, setting it off is taken, and
+///   setting it on is refused while any table has a foreign key (on with none is taken: there
+///   is nothing to enforce; a table with one is then refused). `foreign_key_check` is empty
+///   only when no table has a foreign key, and refused otherwise.
 /// - `journal_mode [= ...]`: `wal` (the store is a log; readers never wait for a writer), what
 ///   SQLite answers too when a mode cannot be changed.
 /// - `busy_timeout [= ms]`: kept and echoed; statements of other threads wait for a running one.
@@ -61,13 +64,23 @@ extension SQLDatabase {
             return rows(["seqno", "cid", "name", "desc", "coll", "key"], values)
         case "foreign_keys":
             guard pragma.assigns, let value = pragma.value else { return rows(["foreign_keys"], [[.integer(foreignKeysSetting ? 1 : 0)]]) }
-            foreignKeysSetting = try Self.boolean(value, pragma: pragma.name)
+            let on = try Self.boolean(value, pragma: pragma.name)
+            if on, hasForeignKeys { throw DAOError.unsupported("foreign key enforcement (PRAGMA foreign_keys = ON with foreign keys declared)") }
+            foreignKeysSetting = on
             return SQLResult()
         case "foreign_key_list":
-            _ = try self.table(named: try argument())
-            return rows(["id", "seq", "table", "from", "to", "on_update", "on_delete", "match"], [])
+            let keys = try self.table(named: try argument()).definition.foreignKeys
+            var values: [[DAOValue]] = []
+            for (id, key) in keys.reversed().enumerated() {
+                for (seq, column) in key.columns.enumerated() {
+                    values.append([.integer(Int64(id)), .integer(Int64(seq)), .text(key.parent), .text(column),
+                                   key.parentColumns.map { .text($0[seq]) } ?? .null, .text(key.onUpdate), .text(key.onDelete), .text("NONE")])
+                }
+            }
+            return rows(["id", "seq", "table", "from", "to", "on_update", "on_delete", "match"], values)
         case "foreign_key_check":
             if let name = pragma.value { _ = try self.table(named: name) }
+            if hasForeignKeys { throw DAOError.unsupported("PRAGMA foreign_key_check with foreign keys declared") }
             return rows(["table", "rowid", "parent", "fkid"], [])
         case "journal_mode":
             return rows(["journal_mode"], [[.text("wal")]])
@@ -81,6 +94,9 @@ extension SQLDatabase {
             throw DAOError.unsupported("PRAGMA \(pragma.name)")
         }
     }
+
+    /// Whether any table declares a foreign key.
+    var hasForeignKeys: Bool { tables.values.contains { !$0.definition.foreignKeys.isEmpty } }
 
     /// `table_info`'s rows: a column's declared type as written, NOT NULL, its DEFAULT's text,
     /// and its place in the primary key (1-based; the rowid alias is 1).

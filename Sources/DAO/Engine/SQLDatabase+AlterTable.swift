@@ -32,7 +32,24 @@ extension SQLDatabase {
         table.definition.columns[position].name = to
         table.definition.primaryKey = table.definition.primaryKey.map(renamed)
         table.definition.uniques = table.definition.uniques.map(renamed)
-        changeSchema([table.name]) { [unowned table] in table.definition = oldDefinition }
+        func renamedNames(_ names: [String]) -> [String] { names.map { $0.lowercased() == oldName.lowercased() ? to : $0 } }
+        for index in table.definition.foreignKeys.indices {
+            table.definition.foreignKeys[index].columns = renamedNames(table.definition.foreignKeys[index].columns)
+        }
+        // Foreign keys of any table naming this one's column as their parent column follow it,
+        // as in SQLite (the table's own, when it refers to itself, included).
+        let parentKey = table.name.lowercased()
+        var referring: [(TableState, TableDefinition)] = []
+        for other in tables.values where other.definition.foreignKeys.contains(where: { $0.parent.lowercased() == parentKey && $0.parentColumns != nil }) {
+            referring.append((other, other === table ? oldDefinition : other.definition))
+            for index in other.definition.foreignKeys.indices where other.definition.foreignKeys[index].parent.lowercased() == parentKey {
+                other.definition.foreignKeys[index].parentColumns = other.definition.foreignKeys[index].parentColumns.map(renamedNames)
+            }
+        }
+        changeSchema([table.name] + referring.map(\.0.name)) { [unowned table] in
+            for (other, definition) in referring where other !== table { other.definition = definition }
+            table.definition = oldDefinition
+        }
         try checkDependents(of: table, column: oldName, .rename)
     }
 
@@ -67,7 +84,12 @@ extension SQLDatabase {
 
         // The rows without the column, read with the old definition (rowid alias and added
         // columns' defaults filled in) before it changes.
-        let newDefinition = try Self.definition(definition, dropping: position)
+        let newDefinition: TableDefinition
+        do {
+            newDefinition = try Self.definition(definition, dropping: position)
+        } catch let error as SQLExecutionError {
+            throw SQLExecutionError("error in table \(table.name) after drop column: \(error.message)")
+        }
         guard table.indexes.count == newDefinition.indexes.count else {
             throw SQLExecutionError("error in table \(table.name) after drop column: \(table.indexes.count) indexes, \(newDefinition.indexes.count) in its definition")
         }

@@ -26,7 +26,16 @@ extension SQLDatabase {
         Self.renameAutoindexes(of: table, from: oldName, to: to)
         for change in viewChanges { setView(change.new, key: change.key, temporary: change.temporary) }
         for change in triggerChanges { change.table.triggers[change.position] = change.new }
-        changeSchema([oldKey, newKey] + triggerChanges.map(\.table.name)) { [unowned self, unowned table] in
+        // Foreign keys naming the table as their parent name it anew (SQLite rewrites them).
+        var referring: [(TableState, [ForeignKey])] = []
+        for other in tables.values where other.definition.foreignKeys.contains(where: { $0.parent.lowercased() == oldKey }) {
+            referring.append((other, other.definition.foreignKeys))
+            for index in other.definition.foreignKeys.indices where other.definition.foreignKeys[index].parent.lowercased() == oldKey {
+                other.definition.foreignKeys[index].parent = to
+            }
+        }
+        changeSchema([oldKey, newKey] + triggerChanges.map(\.table.name) + referring.map(\.0.name)) { [unowned self, unowned table] in
+            for (other, keys) in referring { other.definition.foreignKeys = keys }
             self.tables[newKey] = nil
             self.tables[oldKey] = table
             table.definition.name = oldName

@@ -125,6 +125,9 @@ extension SQLDatabase {
         }
         if key.hasPrefix("sqlite_") { throw SQLExecutionError("object name reserved for internal use: \(statement.name)") }
         let definition = try TableDefinition(statement)
+        if foreignKeysSetting, !definition.foreignKeys.isEmpty {
+            throw DAOError.unsupported("foreign key enforcement (a FOREIGN KEY while PRAGMA foreign_keys is ON)")
+        }
         // Spaces of tables dropped in this transaction are not reused: their rows are deleted
         // only by the commit's batch, and statements read rows from the store.
         let used = Set(tables.values.map(\.space)).union(pendingClears.map(\.space))
@@ -219,6 +222,9 @@ extension SQLDatabase {
         if table.definition.columnIndex(column.name) != nil { throw SQLExecutionError("duplicate column name: \(column.name)") }
         if column.primaryKey { throw SQLExecutionError("Cannot add a PRIMARY KEY column") }
         if column.unique { throw SQLExecutionError("Cannot add a UNIQUE column") }
+        if column.references != nil, foreignKeysSetting {
+            throw DAOError.unsupported("foreign key enforcement (a FOREIGN KEY while PRAGMA foreign_keys is ON)")
+        }
         // The rows already there read the new column as its default (SQLite refuses what they
         // could not read: only when there are rows; the transaction's own count).
         if table.rowids.count > 0 {
@@ -234,6 +240,11 @@ extension SQLDatabase {
                                                      affinity: Affinity(declaredType: column.typeName), notNull: column.notNull,
                                                      defaultText: column.defaultText, defaultValue: column.defaultValue))
         table.definition.columnUnique.append(false)
+        // The new column's REFERENCES goes after the other columns' (SQLite inserts the column's
+        // text after the last column, before the table constraints).
+        if let references = column.references {
+            table.definition.foreignKeys.insert(references, at: table.definition.foreignKeys.filter(\.onColumn).count)
+        }
         changeSchema([table.name]) { [unowned table] in
             table.definition = oldDefinition
         }

@@ -124,11 +124,41 @@ struct ColumnDefinition: Sendable {
     var defaultValue: Expr?
     /// The default's SQL text as written (persisted in the catalog).
     var defaultText: String?
+    /// A REFERENCES constraint of the column.
+    var references: ForeignKey?
 }
 
 struct IndexedColumn: Sendable {
     var name: String
     var descending: Bool
+}
+
+/// A FOREIGN KEY or REFERENCES clause: kept in the catalog and listed by `PRAGMA
+/// foreign_key_list`, not enforced (SQLite's default, `PRAGMA foreign_keys` off).
+struct ForeignKey: Sendable, Equatable {
+    /// The child columns (the one column of a REFERENCES column constraint).
+    var columns: [String]
+    var parent: String
+    /// The parent's columns, nil when not given (its primary key).
+    var parentColumns: [String]?
+    /// `ON DELETE` / `ON UPDATE` actions as SQLite names them: NO ACTION, RESTRICT, SET NULL,
+    /// SET DEFAULT, CASCADE.
+    var onDelete = "NO ACTION"
+    var onUpdate = "NO ACTION"
+    /// `[NOT] DEFERRABLE [INITIALLY DEFERRED | IMMEDIATE]` as written (upper-cased), or nil.
+    var deferrable: String?
+    /// Declared on its column (`a REFERENCES p`), not as a table constraint.
+    var onColumn = false
+
+    /// The clause after REFERENCES: `"p" ("id") ON DELETE CASCADE ...`.
+    var referencesText: String {
+        var text = SQLText.quote(parent)
+        if let parentColumns { text += " (" + parentColumns.map(SQLText.quote).joined(separator: ", ") + ")" }
+        if onDelete != "NO ACTION" { text += " ON DELETE " + onDelete }
+        if onUpdate != "NO ACTION" { text += " ON UPDATE " + onUpdate }
+        if let deferrable { text += " " + deferrable }
+        return text
+    }
 }
 
 struct CreateTableStatement: Sendable {
@@ -137,6 +167,7 @@ struct CreateTableStatement: Sendable {
     var columns: [ColumnDefinition]
     var primaryKey: [IndexedColumn]?
     var uniques: [[IndexedColumn]]
+    var foreignKeys: [ForeignKey] = []
     /// CREATE TEMP TABLE: in memory for the SQLDatabase's lifetime (TemporaryTables.swift).
     var temporary = false
 }

@@ -192,6 +192,7 @@ struct Parser {
         var columns: [ColumnDefinition] = []
         var primaryKey: [IndexedColumn]?
         var uniques: [[IndexedColumn]] = []
+        var foreignKeys: [ForeignKey] = []
         repeat {
             if acceptKeyword("CONSTRAINT") { _ = try parseName() }
             if acceptKeyword("PRIMARY") {
@@ -208,8 +209,12 @@ struct Parser {
                 try skipConflictClause()
             } else if peekKeyword("CHECK") {
                 throw DAOError.unsupported("CHECK")
-            } else if peekKeyword("FOREIGN") {
-                throw DAOError.unsupported("FOREIGN KEY")
+            } else if acceptKeyword("FOREIGN") {
+                try expectKeyword("KEY")
+                try expectSymbol("(")
+                let childColumns = try parseNameList()
+                try expectKeyword("REFERENCES")
+                foreignKeys.append(try parseReferences(columns: childColumns))
             } else {
                 guard primaryKey == nil, uniques.isEmpty else { throw syntaxError() }
                 let column = try parseColumnDefinition()
@@ -222,8 +227,9 @@ struct Parser {
         try expectSymbol(")")
         if peekKeyword("WITHOUT") { throw DAOError.unsupported("WITHOUT ROWID") }
         if peekKeyword("STRICT") { throw DAOError.unsupported("STRICT") }
-        return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns,
-                                                 primaryKey: primaryKey, uniques: uniques, temporary: temporary))
+        return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns, primaryKey: primaryKey,
+                                                 uniques: uniques, foreignKeys: columns.compactMap(\.references) + foreignKeys,
+                                                 temporary: temporary))
     }
 
     /// `TRIGGER [IF NOT EXISTS] name [BEFORE|AFTER] event ON table [FOR EACH ROW] [WHEN expr]
@@ -291,6 +297,52 @@ struct Parser {
         }
         try expectSymbol(")")
         return .function(name: TriggerRaise.functionName, args: args, distinct: false, star: false)
+    }
+
+    /// After REFERENCES: `parent [(col, ...)]`, then any of `ON DELETE|UPDATE action`, `MATCH
+    /// name` (SQLite ignores it), `[NOT] DEFERRABLE [INITIALLY DEFERRED|IMMEDIATE]`.
+    private mutating func parseReferences(columns: [String]) throws -> ForeignKey {
+        var key = ForeignKey(columns: columns, parent: try parseName())
+        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        if acceptSymbol("(") { key.parentColumns = try parseNameList() }
+        if let parentColumns = key.parentColumns, parentColumns.count != columns.count {
+            throw SQLExecutionError("number of columns in foreign key does not match the number of columns in the referenced table")
+        }
+        while true {
+            if peekKeyword("ON"), peekKeyword("DELETE", at: 1) || peekKeyword("UPDATE", at: 1) {
+                position += 1
+                let isDelete = acceptKeyword("DELETE")
+                if !isDelete { try expectKeyword("UPDATE") }
+                let action: String
+                if acceptKeyword("SET") {
+                    if acceptKeyword("NULL") { action = "SET NULL" } else { try expectKeyword("DEFAULT"); action = "SET DEFAULT" }
+                } else if acceptKeyword("CASCADE") {
+                    action = "CASCADE"
+                } else if acceptKeyword("RESTRICT") {
+                    action = "RESTRICT"
+                } else {
+                    try expectKeyword("NO")
+                    try expectKeyword("ACTION")
+                    action = "NO ACTION"
+                }
+                if isDelete { key.onDelete = action } else { key.onUpdate = action }
+            } else if acceptKeyword("MATCH") {
+                // SIMPLE, PARTIAL, FULL: any name (FULL is a keyword), ignored as by SQLite.
+                guard current.kind == .identifier || current.kind == .quotedIdentifier else { throw syntaxError() }
+                position += 1
+            } else if peekKeyword("DEFERRABLE") || (peekKeyword("NOT") && peekKeyword("DEFERRABLE", at: 1)) {
+                var words = acceptKeyword("NOT") ? ["NOT"] : []
+                try expectKeyword("DEFERRABLE")
+                words.append("DEFERRABLE")
+                if acceptKeyword("INITIALLY") {
+                    words.append("INITIALLY")
+                    if acceptKeyword("DEFERRED") { words.append("DEFERRED") } else { try expectKeyword("IMMEDIATE"); words.append("IMMEDIATE") }
+                }
+                key.deferrable = words.joined(separator: " ")
+            } else {
+                return key
+            }
+        }
     }
 
     private mutating func skipConflictClause() throws {
@@ -392,8 +444,9 @@ struct Parser {
                 column.defaultText = sourceText(from: start, to: tokens[position - 1].end)
             } else if peekKeyword("CHECK") {
                 throw DAOError.unsupported("CHECK")
-            } else if peekKeyword("REFERENCES") {
-                throw DAOError.unsupported("REFERENCES")
+            } else if acceptKeyword("REFERENCES") {
+                column.references = try parseReferences(columns: [name])
+                column.references?.onColumn = true
             } else if peekKeyword("COLLATE") {
                 throw DAOError.unsupported("COLLATE")
             } else if peekKeyword("GENERATED") || peekKeyword("AS") {

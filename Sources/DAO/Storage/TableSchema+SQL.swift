@@ -41,6 +41,9 @@ struct TableDefinition: Sendable {
     var primaryKey: [IndexedColumn]?
     var uniques: [[IndexedColumn]]
     var columnUnique: [Bool]
+    /// FOREIGN KEY and REFERENCES clauses in SQLite's declaration order (the columns' own, in
+    /// column order, then the table's): kept and listed, not enforced.
+    var foreignKeys: [ForeignKey] = []
 
     func columnIndex(_ name: String) -> Int? {
         let lowered = name.lowercased()
@@ -60,6 +63,9 @@ struct TableDefinition: Sendable {
             if column.notNull { text += " NOT NULL" }
             if columnUnique[index] { text += " UNIQUE" }
             if let d = column.defaultText { text += " DEFAULT " + d }
+            for key in foreignKeys where key.onColumn && key.columns.first?.lowercased() == column.name.lowercased() {
+                text += " REFERENCES " + key.referencesText
+            }
             parts.append(text)
         }
         if let primaryKey {
@@ -67,6 +73,9 @@ struct TableDefinition: Sendable {
         }
         for unique in uniques {
             parts.append("UNIQUE (" + unique.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")")
+        }
+        for key in foreignKeys where !key.onColumn {
+            parts.append("FOREIGN KEY (" + key.columns.map(SQLText.quote).joined(separator: ", ") + ") REFERENCES " + key.referencesText)
         }
         return "CREATE TABLE " + SQLText.quote(name) + " (" + parts.joined(separator: ", ") + ")"
     }
@@ -93,6 +102,7 @@ struct TableDefinition: Sendable {
         primaryKey = statement.primaryKey
         uniques = statement.uniques
         columnUnique = statement.columns.map(\.unique)
+        foreignKeys = statement.foreignKeys
         var seen = Set<String>()
         for definition in statement.columns {
             guard seen.insert(definition.name.lowercased()).inserted else {
@@ -140,6 +150,11 @@ struct TableDefinition: Sendable {
             }
             indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_c\(number)", columns: positions,
                                        descending: unique.map(\.descending), unique: true, isConstraint: true))
+        }
+        for key in foreignKeys {
+            for column in key.columns where columnIndex(column) == nil {
+                throw SQLExecutionError("unknown column \"\(column)\" in foreign key definition")
+            }
         }
     }
 }
