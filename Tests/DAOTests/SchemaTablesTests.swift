@@ -25,7 +25,7 @@ final class SchemaTablesTests: XCTestCase {
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'notes'",
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'missing'",
         "select [sql] IS NOT NULL from sqlite_master where [type] = 'table' and lower(name) = 'tags'",
-        "SELECT type, name, tbl_name FROM sqlite_schema WHERE type IN ('table', 'view', 'trigger') ORDER BY type, name",
+        "SELECT type, name, tbl_name, rootpage > 0 FROM sqlite_schema WHERE name NOT LIKE 'sqlite_autoindex%' ORDER BY type, name",
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'notes' AND sql IS NOT NULL ORDER BY name",
         "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tags'",
         "SELECT name FROM sqlite_master WHERE type = 'view'",

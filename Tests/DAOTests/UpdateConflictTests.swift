@@ -3,8 +3,8 @@ import XCTest
 
 @testable import DAO
 
-/// `UPDATE OR REPLACE | IGNORE | ABORT | FAIL` (what Android's `updateWithOnConflict` writes)
-/// against SQLite 3.40: the same rows, change counts and errors.
+/// `UPDATE OR REPLACE | IGNORE | ABORT | FAIL` (what Android's `updateWithOnConflict` writes),
+/// and `INSERT OR FAIL`, against SQLite 3.40: the same rows, change counts and errors.
 final class UpdateConflictTests: XCTestCase {
     private let setup = [
         "CREATE TABLE u (id INTEGER PRIMARY KEY, code TEXT UNIQUE, name TEXT NOT NULL DEFAULT 'anon', n INTEGER, UNIQUE (name, n))",
@@ -23,6 +23,11 @@ final class UpdateConflictTests: XCTestCase {
         "UPDATE OR REPLACE u SET name = 'ann', n = 1 WHERE id = 2",       // a two-column UNIQUE
         "UPDATE OR ABORT u SET code = 'a' WHERE id = 2",
         "UPDATE OR FAIL u SET n = 7 WHERE id = 2",
+        // FAIL keeps the rows the statement changed before the one that failed (ABORT does not).
+        "UPDATE OR FAIL u SET n = n + 10, code = CASE id WHEN 3 THEN 'a' ELSE code END",
+        "UPDATE OR ABORT u SET n = n + 10, code = CASE id WHEN 3 THEN 'a' ELSE code END",
+        "INSERT OR FAIL INTO u (id, code, name, n) VALUES (10, 'x', 'x', 10), (11, 'a', 'y', 11), (12, 'z', 'z', 12)",
+        "INSERT OR FAIL INTO u (id, code, name, n) VALUES (13, 'q', 'q', 13), (14, 'r', NULL, 14)",
         "UPDATE OR ROLLBACK u SET n = 8",
         "UPDATE OR NOTHING u SET n = 8",
     ]

@@ -165,6 +165,8 @@ extension SQLDatabase {
                     row[index] = fallback
                 case .abort:
                     throw DAOError.constraint("NOT NULL constraint failed: \(columnName(table, index))")
+                case .fail:
+                    throw FailResolution(message: "NOT NULL constraint failed: \(columnName(table, index))")
                 }
             }
         }
@@ -201,6 +203,7 @@ extension SQLDatabase {
         if rowidTaken {
             switch mode {
             case .abort: throw DAOError.constraint(rowidMessage(table))
+            case .fail: throw FailResolution(message: rowidMessage(table))
             case .ignore: return nil
             case .replace: victims.append(rowid)
             }
@@ -209,6 +212,7 @@ extension SQLDatabase {
         if let first = clashes.first {
             switch mode {
             case .abort: throw DAOError.constraint(uniqueMessage(table, first.index))
+            case .fail: throw FailResolution(message: uniqueMessage(table, first.index))
             case .ignore: return nil
             case .replace: victims.append(contentsOf: clashes.map(\.rowid))
             }

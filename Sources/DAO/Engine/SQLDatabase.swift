@@ -346,7 +346,7 @@ public final class SQLDatabase: @unchecked Sendable {
                 noteChanges(of: parsed.statement, result.changes)
                 result.lastInsertRowId = lastInsertRowIdValue
                 return result
-            } catch let failure as TriggerFailure where !indexDamaged {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
+            } catch let failure as FailResolution where !indexDamaged {   // RAISE(FAIL): the changes so far stay (Triggers.swift)
                 try keepChanges(after: failure, mark: mark)
             } catch {
                 rollback(to: mark)

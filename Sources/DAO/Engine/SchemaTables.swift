@@ -7,7 +7,9 @@
 ///
 /// What differs from SQLite: `sql` is the catalog's canonical text (`CREATE TABLE "t" ("a"
 /// INTEGER)`, FORMAT.md) rather than the text as written; rows come in name order, not
-/// creation order; `rootpage` is 0 (there are no pages); the indexes of constraints are named
+/// creation order; `rootpage` is a number from 2 up for tables and indexes, in the order listed
+/// (there are no pages; code that tells a real table from a view by it still can), 0 for views
+/// and triggers as in SQLite; the indexes of constraints are named
 /// `sqlite_autoindex_<table>_pk`, `_u<i>`, `_c<k>` (SQLite numbers them `_1`, `_2`, ...).
 extension SQLDatabase {
     static let schemaColumns = ["type", "name", "tbl_name", "rootpage", "sql"]
@@ -56,16 +58,22 @@ extension SQLDatabase {
     /// The rows of `sqlite_master` for these tables and views, as SQL literals.
     private func schemaRows(_ tables: some Collection<TableState>, _ views: some Collection<ViewDefinition>) -> [[String]] {
         var rows: [[String]] = []
+        var page = 1
+        func nextPage() -> String {
+            page += 1
+            return String(page)
+        }
         // SQLite makes the table `sqlite_sequence` with the first AUTOINCREMENT table.
         if tables.contains(where: { $0.definition.autoincrement && !$0.isTransient }) {
-            rows.append(["'table'", "'sqlite_sequence'", "'sqlite_sequence'", "0", "'CREATE TABLE sqlite_sequence(name,seq)'"])
+            rows.append(["'table'", "'sqlite_sequence'", "'sqlite_sequence'", nextPage(), "'CREATE TABLE sqlite_sequence(name,seq)'"])
         }
         for table in tables.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
             let definition = table.definition
             let name = Self.literal(definition.name)
-            rows.append(["'table'", name, name, "0", Self.literal(definition.createSQL)])
+            rows.append(["'table'", name, name, nextPage(), Self.literal(definition.createSQL)])
             for index in definition.indexes {
-                rows.append(["'index'", Self.literal(index.name), name, "0", index.isConstraint ? "NULL" : Self.literal(definition.createIndexSQL(index))])
+                rows.append(["'index'", Self.literal(index.name), name, nextPage(),
+                             index.isConstraint ? "NULL" : Self.literal(definition.createIndexSQL(index))])
             }
             for trigger in table.triggers {
                 rows.append(["'trigger'", Self.literal(trigger.name), name, "0", Self.literal(trigger.sql)])

@@ -55,7 +55,7 @@ extension SQLDatabase {
     /// Ends a statement that RAISE(FAIL) stopped: what it changed before stays (committed
     /// now outside a transaction), and the error is RAISE's message.
     /// - Throws: always: `DAOError.constraint`, or the commit's error (the statement then undone).
-    func keepChanges(after failure: TriggerFailure, mark: Int) throws -> Never {
+    func keepChanges(after failure: FailResolution, mark: Int) throws -> Never {
         if !explicitTransaction {
             do {
                 try commit()
@@ -120,7 +120,7 @@ extension SQLDatabase {
                 switch raise.action {
                 case .ignore: return timing == .after
                 case .abort: throw DAOError.constraint(raise.message)
-                case .fail: throw TriggerFailure(message: raise.message)
+                case .fail: throw FailResolution(message: raise.message)
                 case .rollback:
                     if explicitTransaction {
                         rollback(to: 0)

@@ -180,7 +180,8 @@ struct CreateIndexStatement: Sendable {
     var columns: [IndexedColumn]
 }
 
-enum ConflictMode: Sendable { case abort, replace, ignore }
+/// How INSERT OR / UPDATE OR resolves a broken constraint (ROLLBACK is not supported).
+enum ConflictMode: Sendable { case abort, fail, replace, ignore }
 
 struct InsertStatement: Sendable {
     var table: String

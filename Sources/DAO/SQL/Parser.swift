@@ -686,12 +686,12 @@ struct Parser {
         return clause
     }
 
-    /// The conflict resolution after `INSERT OR` / `UPDATE OR`. FAIL is taken as ABORT (the
-    /// statement's earlier rows are undone too); ROLLBACK is not supported.
+    /// The conflict resolution after `INSERT OR` / `UPDATE OR`; ROLLBACK is not supported.
     private mutating func parseConflictMode(after verb: String) throws -> ConflictMode {
         if acceptKeyword("REPLACE") { return .replace }
         if acceptKeyword("IGNORE") { return .ignore }
-        if acceptKeyword("ABORT") || acceptKeyword("FAIL") { return .abort }
+        if acceptKeyword("ABORT") { return .abort }
+        if acceptKeyword("FAIL") { return .fail }
         if peekKeyword("ROLLBACK") { throw DAOError.unsupported("\(verb) OR ROLLBACK") }
         throw syntaxError()
     }

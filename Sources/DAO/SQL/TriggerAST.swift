@@ -35,8 +35,9 @@ struct TriggerRaise: Error {
     }
 }
 
-/// RAISE(FAIL, message) on its way out of the statement: unlike ABORT, the changes the
-/// statement made before it stay (SQLite's FAIL conflict resolution).
-struct TriggerFailure: Error {
+/// SQLite's FAIL conflict resolution on its way out of the statement: RAISE(FAIL, message), or
+/// a constraint an `INSERT OR FAIL` / `UPDATE OR FAIL` broke. Unlike ABORT, the changes the
+/// statement made before it stay.
+struct FailResolution: Error {
     var message: String
 }
