@@ -37,6 +37,16 @@ final class SQLFidelityTests: XCTestCase {
         d.check("SELECT TRUE IS TRUE, FALSE IS FALSE, NULL IS TRUE, NULL IS NOT FALSE, 1 + 1 IS TRUE, (1 IS TRUE) + 1")
     }
 
+    /// `FROM (VALUES ...)`: a VALUES list as a FROM item, its columns `column1`, `column2`, ...
+    func testValuesListInFrom() throws {
+        let d = try Differential()
+        d.check("SELECT * FROM (VALUES (1, 'one'), (2, 'two')) ORDER BY 1 DESC")
+        d.check("SELECT column1, column2 FROM (VALUES (1, 'a'), (3, NULL)) AS v WHERE column1 > 1")
+        d.check("SELECT v.column2 FROM (VALUES (1, 'x')) v JOIN (SELECT 1 AS k) ON k = v.column1")
+        d.check("SELECT count(*), sum(column1) FROM (VALUES (1), (2), (3) UNION ALL SELECT 4)")
+        XCTAssertEqual(try d.database.execute("SELECT * FROM (VALUES (1, 2))").columns, try d.oracle.run("SELECT * FROM (VALUES (1, 2))").columns)
+    }
+
     // MARK: Issue 25, item 2: LIMIT 0 and rows outside LIMIT/OFFSET are not evaluated
 
     func testLimitZeroEvaluatesNothing() throws {

@@ -884,7 +884,7 @@ struct Parser {
         var join = JoinOperator.inner
         var natural = false
         while true {
-            if items.isEmpty, peekSymbol("("), !peekKeyword("SELECT", at: 1), !peekKeyword("WITH", at: 1) {
+            if items.isEmpty, peekSymbol("("), !peekKeyword("SELECT", at: 1), !peekKeyword("WITH", at: 1), !peekKeyword("VALUES", at: 1) {
                 // `(a JOIN b ...)` first in FROM reads as the same joins written without the
                 // parentheses (joins associate to the left); elsewhere, or with an alias, refused.
                 position += 1
@@ -919,11 +919,12 @@ struct Parser {
         }
     }
 
-    /// One FROM item: a table or `(SELECT ...)`, its alias, and its ON or USING.
+    /// One FROM item: a table or `(SELECT ...)` (or `(VALUES ...)`), its alias, and its ON or
+    /// USING.
     private mutating func parseFromItem(join: JoinOperator, natural: Bool, first: Bool) throws -> FromItem {
         var item: FromItem
         if acceptSymbol("(") {
-            guard peekKeyword("SELECT") else {
+            guard peekKeyword("SELECT") || peekKeyword("VALUES") else {
                 if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
                 throw DAOError.unsupported("parenthesized join")   // not first in FROM
             }
