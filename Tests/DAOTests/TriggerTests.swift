@@ -192,7 +192,9 @@ final class TriggerTests: XCTestCase {
         try db.execute("INSERT INTO t VALUES (1), (5)")
         XCTAssertEqual(try db.execute("SELECT x FROM log").rows, [[10]])
         XCTAssertThrowsError(try db.execute("CREATE TRIGGER keep AFTER DELETE ON t BEGIN SELECT 1; END"))
-        XCTAssertThrowsError(try db.execute("CREATE TEMP TRIGGER x AFTER DELETE ON t BEGIN SELECT 1; END")) { error in
+        // A TEMP trigger (TempTriggerTests) is taken; one on a TEMP table is not.
+        try db.execute("CREATE TEMP TABLE scratch (k)")
+        XCTAssertThrowsError(try db.execute("CREATE TEMP TRIGGER x AFTER DELETE ON scratch BEGIN SELECT 1; END")) { error in
             guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
         }
         XCTAssertThrowsError(try db.execute("CREATE TRIGGER v INSTEAD OF DELETE ON t BEGIN SELECT 1; END")) { error in
@@ -225,5 +227,41 @@ final class TriggerTests: XCTestCase {
                     "INSERT INTO a VALUES (5, 'v', 3) RETURNING id, (SELECT count(*) FROM a), name"] {
             same(d, sql, tables: tables)
         }
+    }
+}
+
+/// CREATE TEMP TRIGGER, the way Room's InvalidationTracker uses it: a trigger on a main table
+/// that marks a TEMP table, answered as SQLite does, listed in `sqlite_temp_master` only, and
+/// gone after a reopen without having touched the catalog.
+final class TempTriggerTests: XCTestCase {
+    func testRoomsInvalidationTrackerTriggers() throws {
+        let d = try Differential()
+        let statements = [
+            "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT)",
+            "CREATE TEMP TABLE room_table_modification_log (table_id INTEGER PRIMARY KEY, invalidated INTEGER NOT NULL DEFAULT 0)",
+            "INSERT OR IGNORE INTO room_table_modification_log VALUES (0, 0)",
+            "CREATE TEMP TRIGGER IF NOT EXISTS `room_table_modification_trigger_item_INSERT` AFTER INSERT ON `item` BEGIN "
+                + "UPDATE room_table_modification_log SET invalidated = 1 WHERE table_id = 0 AND invalidated = 0; END",
+            "CREATE TEMP TRIGGER IF NOT EXISTS `room_table_modification_trigger_item_DELETE` AFTER DELETE ON `item` BEGIN "
+                + "UPDATE room_table_modification_log SET invalidated = 1 WHERE table_id = 0 AND invalidated = 0; END",
+            "SELECT * FROM room_table_modification_log",
+            "INSERT INTO item (name) VALUES ('a'), ('b')",
+            "SELECT * FROM room_table_modification_log WHERE invalidated = 1",
+            "UPDATE room_table_modification_log SET invalidated = 0 WHERE invalidated = 1",
+            "UPDATE item SET name = 'c' WHERE id = 1",
+            "SELECT * FROM room_table_modification_log WHERE invalidated = 1",
+            "DELETE FROM item WHERE id = 2",
+            "SELECT * FROM room_table_modification_log WHERE invalidated = 1",
+            "SELECT type, name, tbl_name FROM sqlite_temp_master WHERE type = 'trigger' ORDER BY name",
+            "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'",
+            "DROP TRIGGER IF EXISTS room_table_modification_trigger_item_DELETE",
+            "SELECT name FROM sqlite_temp_master WHERE type = 'trigger'",
+        ]
+        for sql in statements { d.check(sql) }
+        try d.temporary.reopen()
+        let db = try d.temporary.database
+        XCTAssertEqual(try db.execute("SELECT count(*) FROM sqlite_temp_master").rows, [[.integer(0)]])
+        try db.execute("INSERT INTO item (name) VALUES ('after')")   // no trigger, no temp table
+        XCTAssertEqual(try db.execute("SELECT name FROM item ORDER BY id").rows, [[.text("c")], [.text("after")]])
     }
 }

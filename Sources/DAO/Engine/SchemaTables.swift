@@ -17,14 +17,20 @@ extension SQLDatabase {
     /// The schema table `key` (lower-cased) as a view, or nil when `key` names none.
     /// - Throws: `SQLExecutionError` if the made text does not parse (not expected).
     func schemaTable(named key: String) throws -> ViewDefinition? {
-        let rows: [[String]]
+        var rows: [[String]]
         let columns: [String]
         switch key {
         case "sqlite_master", "sqlite_schema":
-            rows = schemaRows(tables.values, views.values)
+            rows = schemaRows(tables.values, views.values, temporary: false)
             columns = Self.schemaColumns
         case "sqlite_temp_master", "sqlite_temp_schema":
-            rows = schemaRows(temporaryTables.values, tempViews.values)
+            rows = schemaRows(temporaryTables.values, tempViews.values, temporary: true)
+            // TEMP triggers of the main tables are in the temp schema, as in SQLite.
+            for table in tables.values.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) {
+                for trigger in table.triggers where trigger.temporary {
+                    rows.append(["'trigger'", Self.literal(trigger.name), Self.literal(table.definition.name), "0", Self.literal(trigger.sql)])
+                }
+            }
             columns = Self.schemaColumns
         case "sqlite_sequence":
             sequenceViewVersion = schemaVersion
@@ -56,7 +62,7 @@ extension SQLDatabase {
     }
 
     /// The rows of `sqlite_master` for these tables and views, as SQL literals.
-    private func schemaRows(_ tables: some Collection<TableState>, _ views: some Collection<ViewDefinition>) -> [[String]] {
+    private func schemaRows(_ tables: some Collection<TableState>, _ views: some Collection<ViewDefinition>, temporary: Bool) -> [[String]] {
         var rows: [[String]] = []
         var page = 1
         func nextPage() -> String {
@@ -75,7 +81,7 @@ extension SQLDatabase {
                 rows.append(["'index'", Self.literal(index.name), name, nextPage(),
                              index.isConstraint ? "NULL" : Self.literal(definition.createIndexSQL(index))])
             }
-            for trigger in table.triggers {
+            for trigger in table.triggers where trigger.temporary == temporary {
                 rows.append(["'trigger'", Self.literal(trigger.name), name, "0", Self.literal(trigger.sql)])
             }
         }

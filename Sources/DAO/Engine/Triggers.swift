@@ -31,7 +31,8 @@ extension SQLDatabase {
         if temporaryTables[tableKey] != nil { throw DAOError.unsupported("TRIGGER on a TEMP table") }
         guard let table = tables[tableKey] else { throw SQLExecutionError("no such table: main.\(statement.table)") }
         table.triggers.append(statement)
-        changeSchema([table.name]) { [unowned table] in table.triggers.removeAll { $0.name.lowercased() == key } }
+        // A TEMP trigger changes no catalog record.
+        changeSchema(statement.temporary ? [] : [table.name]) { [unowned table] in table.triggers.removeAll { $0.name.lowercased() == key } }
     }
 
     func dropTrigger(_ name: String, ifExists: Bool) throws {
@@ -40,7 +41,7 @@ extension SQLDatabase {
             throw SQLExecutionError("no such trigger: \(name)")
         }
         let removed = table.triggers.remove(at: position)
-        changeSchema([table.name]) { [unowned table] in table.triggers.insert(removed, at: position) }
+        changeSchema(removed.temporary ? [] : [table.name]) { [unowned table] in table.triggers.insert(removed, at: position) }
     }
 
     /// ALTER TABLE RENAME COLUMN on a table with triggers would leave their SQL text naming the

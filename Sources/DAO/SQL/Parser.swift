@@ -165,11 +165,11 @@ struct Parser {
         let temporary = acceptKeyword("TEMP") || acceptKeyword("TEMPORARY")
         if temporary, !peekKeyword("TABLE") {
             if peekKeyword("VIEW") { return .createView(try parseCreateView(start: start, temporary: true)) }
-            if peekKeyword("TRIGGER") { throw DAOError.unsupported("TEMP TRIGGER") }
+            if peekKeyword("TRIGGER") { return .createTrigger(try parseCreateTrigger(start: start, temporary: true)) }
             throw syntaxError()
         }
         if peekKeyword("VIEW") { return .createView(try parseCreateView(start: start, temporary: false)) }
-        if peekKeyword("TRIGGER") { return .createTrigger(try parseCreateTrigger()) }
+        if peekKeyword("TRIGGER") { return .createTrigger(try parseCreateTrigger(start: start, temporary: false)) }
         if peekKeyword("VIRTUAL") { throw DAOError.unsupported("VIRTUAL TABLE") }
         let unique = acceptKeyword("UNIQUE")
         if acceptKeyword("INDEX") {
@@ -234,8 +234,8 @@ struct Parser {
 
     /// `TRIGGER [IF NOT EXISTS] name [BEFORE|AFTER] event ON table [FOR EACH ROW] [WHEN expr]
     /// BEGIN stmt; ... END`, after CREATE (Engine/Triggers.swift); its text is kept for the catalog.
-    private mutating func parseCreateTrigger() throws -> CreateTriggerStatement {
-        let start = tokens[max(0, position - 1)].start
+    /// `start`: where its CREATE begins (its text is kept from there).
+    private mutating func parseCreateTrigger(start: Int, temporary: Bool) throws -> CreateTriggerStatement {
         try expectKeyword("TRIGGER")
         let ifNotExists = try parseIfNotExists()
         let name = try parseName()
@@ -278,7 +278,7 @@ struct Parser {
         if parameterCount != parametersBefore { throw SQLExecutionError("trigger cannot use variables") }
         let text = sourceText(from: start, to: tokens[position - 1].end)
         return CreateTriggerStatement(name: name, ifNotExists: ifNotExists, timing: timing, event: event, columns: columns,
-                                      table: table, when: when, body: body, sql: text)
+                                      table: table, when: when, body: body, sql: text, temporary: temporary)
     }
 
     /// `RAISE(IGNORE)` or `RAISE(ABORT|FAIL|ROLLBACK, message)`, only in a trigger's body: a call

@@ -19,6 +19,9 @@ struct CreateTriggerStatement: Sendable {
     var body: [Statement]
     /// The statement as written: what the catalog keeps (FORMAT.md "DAO tables").
     var sql: String
+    /// CREATE TEMP TRIGGER: fires like any trigger of its table while this SQLDatabase lives,
+    /// never written to the catalog (Room's InvalidationTracker makes these).
+    var temporary = false
 }
 
 /// What `RAISE(...)` throws when a trigger's body evaluates it.

@@ -13,13 +13,15 @@ enum CatalogCodec {
     static let formatWithTriggers: UInt8 = 2
 
     static func encode(_ table: TableState) -> [UInt8] {
-        var out: [UInt8] = [table.triggers.isEmpty ? formatVersion : formatWithTriggers]
+        // TEMP triggers live in memory only.
+        let triggers = table.triggers.filter { !$0.temporary }
+        var out: [UInt8] = [triggers.isEmpty ? formatVersion : formatWithTriggers]
         appendBigEndian(UInt64(table.space), bytes: 4, to: &out)
         appendBigEndian(UInt64(bitPattern: table.sequence), bytes: 8, to: &out)
         let definition = table.definition
         var texts = [definition.createSQL]
         for index in definition.indexes where !index.isConstraint { texts.append(definition.createIndexSQL(index)) }
-        texts.append(contentsOf: table.triggers.map(\.sql))
+        texts.append(contentsOf: triggers.map(\.sql))
         appendBigEndian(UInt64(texts.count), bytes: 4, to: &out)
         for text in texts {
             appendBigEndian(UInt64(text.utf8.count), bytes: 4, to: &out)
