@@ -73,4 +73,20 @@ final class UpdateConflictTests: XCTestCase {
             XCTAssertEqual(try db.execute(byIndex).rows, try oracle.execute(byIndex), "the index after \(sql)")
         }
     }
+
+    /// OR FAIL on an AUTOINCREMENT table: the rows before the failure stay, the failing row's
+    /// number is not used up (SQLite writes the sequence only when the statement ends).
+    func testOrFailDoesNotUseUpTheFailingRowsNumber() throws {
+        let d = try Differential()
+        d.check("CREATE TABLE c (id INTEGER PRIMARY KEY AUTOINCREMENT, k TEXT NOT NULL UNIQUE)")
+        d.check("INSERT INTO c (k) VALUES ('a'), ('b')")
+        d.check("INSERT OR FAIL INTO c (k) VALUES ('a')")
+        d.check("INSERT OR FAIL INTO c (k) VALUES ('c'), ('b'), ('d')")
+        d.check("INSERT OR IGNORE INTO c (k) VALUES ('a')")
+        d.check("INSERT INTO c (k) VALUES ('e')")
+        d.check("SELECT id, k FROM c ORDER BY id")
+        d.check("SELECT seq FROM sqlite_sequence WHERE name = 'c'")
+        XCTAssertEqual(try d.database.execute("INSERT INTO c (k) VALUES ('f')").lastInsertRowId,
+                       try d.oracle.run("INSERT INTO c (k) VALUES ('f')").lastInsertRowId)
+    }
 }

@@ -87,7 +87,8 @@ extension SQLDatabase {
         let newDefinition: TableDefinition
         do {
             newDefinition = try Self.definition(definition, dropping: position)
-        } catch let error as SQLExecutionError {
+        } catch let error as SQLExecutionError where !error.message.hasPrefix("error in table") {
+            // A FOREIGN KEY naming the column: SQLite's message.
             throw SQLExecutionError("error in table \(table.name) after drop column: \(error.message)")
         }
         guard table.indexes.count == newDefinition.indexes.count else {

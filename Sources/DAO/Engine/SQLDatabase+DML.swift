@@ -230,8 +230,10 @@ extension SQLDatabase {
         guard let rowid else { return false }
         // The AUTOINCREMENT sequence moves before the constraint checks, as in SQLite: a row
         // that OR IGNORE then skips still uses up its number.
+        var sequenceBefore: Int64?
         if table.definition.autoincrement && rowid > table.sequence {
             let old = table.sequence
+            sequenceBefore = old
             table.sequence = rowid
             dirtyCatalog.insert(table.name.lowercased())
             undoLog.append(.action { [unowned self, unowned table] in
@@ -240,14 +242,26 @@ extension SQLDatabase {
             })
             sequenceMoved()
         }
-        guard try prepareRow(table, &row, mode: mode, context) else { return false }
-        if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }
-        // ON CONFLICT: its target is checked first, and a conflict there is resolved by it.
-        if let upsert, let victim = upsertConflict(table, upsert, rowid: rowid, row: row) {
-            return try upsertUpdate(table, upsert, victim: victim, proposed: row)
-        }
-        guard let victims = try clashingRows(table, row: row, at: rowid, rowidTaken: table.contains(rowid: rowid), except: nil, mode: mode) else {
-            return false
+        let victims: Set<Int64>
+        do {
+            guard try prepareRow(table, &row, mode: mode, context) else { return false }
+            if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }
+            // ON CONFLICT: its target is checked first, and a conflict there is resolved by it.
+            if let upsert, let victim = upsertConflict(table, upsert, rowid: rowid, row: row) {
+                return try upsertUpdate(table, upsert, victim: victim, proposed: row)
+            }
+            guard let clashing = try clashingRows(table, row: row, at: rowid, rowidTaken: table.contains(rowid: rowid), except: nil, mode: mode) else {
+                return false
+            }
+            victims = clashing
+        } catch let failure as FailResolution {
+            // OR FAIL keeps the statement's earlier rows but not the failing row's number: SQLite
+            // writes the sequence when the statement ends, which a failure skips.
+            if let sequenceBefore {
+                table.sequence = sequenceBefore
+                sequenceMoved()
+            }
+            throw failure
         }
         for victim in victims {
             if let old = try self.row(table, victim) { deleteRow(table, rowid: victim, row: old) }
