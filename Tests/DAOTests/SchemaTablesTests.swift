@@ -59,4 +59,33 @@ final class SchemaTablesTests: XCTestCase {
         XCTAssertThrowsError(try d.database.execute("DELETE FROM sqlite_master"))
         XCTAssertThrowsError(try d.oracle.execute("DELETE FROM sqlite_master"))
     }
+
+    /// Apps reset an AUTOINCREMENT table's numbers through `sqlite_sequence`.
+    func testWritesToSqliteSequenceSetTheNextNumbers() throws {
+        let d = try Differential()
+        for sql in ["CREATE TABLE s (id INTEGER PRIMARY KEY AUTOINCREMENT, x)", "CREATE TABLE u (id INTEGER PRIMARY KEY AUTOINCREMENT, y)",
+                    "INSERT INTO s (x) VALUES (1), (2), (3)", "INSERT INTO u (y) VALUES (1)", "DELETE FROM s"] {
+            d.check(sql)
+        }
+        let steps = [
+            "DELETE FROM sqlite_sequence WHERE name = 's'",
+            "INSERT INTO s (x) VALUES ('after delete')",
+            "UPDATE sqlite_sequence SET seq = 100 WHERE name = 's'",
+            "INSERT INTO s (x) VALUES ('after update')",
+            "UPDATE sqlite_sequence SET seq = seq + 5",
+            "INSERT INTO u (y) VALUES ('after + 5')",
+            "BEGIN",
+            "DELETE FROM sqlite_sequence",
+            "ROLLBACK",
+            "INSERT INTO s (x) VALUES ('after rollback')",
+        ]
+        for sql in steps {
+            let ours = try d.database.execute(sql), theirs = try d.oracle.run(sql)
+            XCTAssertEqual(ours.changes, theirs.changes, sql)
+            XCTAssertEqual(ours.lastInsertRowId, theirs.lastInsertRowId, sql)
+            d.check("SELECT name, seq FROM sqlite_sequence ORDER BY name")
+        }
+        d.check("SELECT id, x FROM s ORDER BY id")
+        d.check("SELECT id, y FROM u ORDER BY id")
+    }
 }

@@ -298,6 +298,9 @@ extension SQLDatabase {
     }
 
     func runUpdate(_ update: UpdateStatement, _ context: RowContext) throws -> SQLResult {
+        if let result = try writeSequences(update.table, assignments: update.assignments, whereClause: update.whereClause, context) {
+            return result   // SchemaTables.swift
+        }
         let table = try self.table(named: update.table)
         var resolver = Resolver(table: table)
         resolver.database = self
@@ -380,6 +383,7 @@ extension SQLDatabase {
     }
 
     func runDelete(_ delete: DeleteStatement, _ context: RowContext) throws -> SQLResult {
+        if let result = try writeSequences(delete.table, assignments: nil, whereClause: delete.whereClause, context) { return result }
         let table = try self.table(named: delete.table)
         var resolver = Resolver(table: table)
         resolver.database = self

@@ -52,6 +52,47 @@ extension SQLDatabase {
         return ViewDefinition(name: key, columns: columns, select: select, text: text)
     }
 
+    /// `UPDATE sqlite_sequence SET seq = ... [WHERE ...]` and `DELETE FROM sqlite_sequence
+    /// [WHERE ...]`, the way apps reset an AUTOINCREMENT table's numbers: the rows the WHERE
+    /// clause picks get the new `seq` (a delete: 0, so the next rowid is the largest one in the
+    /// table plus one, as in SQLite after its row is gone). Undone with the statement.
+    /// - Returns: nil when `table` is not `sqlite_sequence`; otherwise the change count.
+    /// - Throws: `SQLExecutionError` when a new `seq` is not an integer; the WHERE clause's errors.
+    func writeSequences(_ table: String, assignments: [(String, Expr)]?, whereClause: Expr?, _ context: RowContext) throws -> SQLResult? {
+        guard table.lowercased() == "sqlite_sequence" else { return nil }
+        var newValue: Expr = .literal(.integer(0))
+        if let assignments {
+            for (name, expr) in assignments {
+                switch name.lowercased() {
+                case "seq": newValue = expr
+                case "name": throw DAOError.unsupported("UPDATE of sqlite_sequence.name")
+                default: throw DAOError.noSuchColumn(name)
+                }
+            }
+        }
+        let picked = SelectStatement(distinct: false,
+                                     columns: [ResultColumn(kind: .expression(.column(table: nil, name: "name")), alias: nil, text: "name"),
+                                               ResultColumn(kind: .expression(newValue), alias: nil, text: "seq")],
+                                     table: "sqlite_sequence", tableAlias: nil, whereClause: whereClause, groupBy: [], having: nil,
+                                     orderBy: [], limit: nil, offset: nil)
+        let rows = try runSelect(picked, context).values
+        for row in rows {
+            guard case .text(let name) = DAOValue(row[0]), let state = tables[name.lowercased()] else { continue }
+            guard case .integer(let sequence) = SQLValues.apply(.integer, to: row[1]) else {
+                throw SQLExecutionError("sqlite_sequence.seq: not an integer")
+            }
+            let old = state.sequence
+            state.sequence = sequence
+            dirtyCatalog.insert(state.name.lowercased())
+            undoLog.append(.action { [unowned self, unowned state] in
+                state.sequence = old
+                self.sequenceMoved()
+            })
+            sequenceMoved()
+        }
+        return SQLResult(changes: rows.count, lastInsertRowId: lastInsertRowIdValue)
+    }
+
     /// After an AUTOINCREMENT sequence moved: statements compiled with `sqlite_sequence`'s rows
     /// as they were (since the last schema change) are compiled again. Costs nothing while
     /// nobody reads the table: the schema version moves at most once per reading.
