@@ -47,6 +47,23 @@ final class SQLFidelityTests: XCTestCase {
         XCTAssertEqual(try d.database.execute("SELECT * FROM (VALUES (1, 2))").columns, try d.oracle.run("SELECT * FROM (VALUES (1, 2))").columns)
     }
 
+    /// `main.` before a table, index, view or trigger name, and before a column's table: the one
+    /// schema a store has. Other schemas are refused.
+    func testMainSchemaQualifiedNames() throws {
+        let d = try Differential()
+        for sql in ["CREATE TABLE main.t (a INTEGER PRIMARY KEY, b)", "CREATE INDEX IF NOT EXISTS main.tb ON t (b)",
+                    "INSERT INTO main.t (b) VALUES ('x'), ('y')", "SELECT main.t.b, t.a FROM main.t WHERE main.t.a > 1",
+                    "UPDATE main.t SET b = 'z' WHERE a = 1", "DELETE FROM main.t WHERE a = 2", "SELECT * FROM main.t",
+                    "ALTER TABLE main.t ADD COLUMN c", "CREATE VIEW main.v AS SELECT b FROM t", "SELECT * FROM main.v",
+                    "SELECT name FROM main.sqlite_master WHERE type = 'table'", "DROP VIEW main.v", "DROP INDEX main.tb",
+                    "DROP TABLE main.t", "SELECT count(*) FROM sqlite_master"] {
+            d.check(sql)
+        }
+        XCTAssertThrowsError(try d.database.execute("SELECT * FROM aux.t")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
+    }
+
     // MARK: Issue 25, item 2: LIMIT 0 and rows outside LIMIT/OFFSET are not evaluated
 
     func testLimitZeroEvaluatesNothing() throws {

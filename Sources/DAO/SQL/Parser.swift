@@ -91,6 +91,15 @@ struct Parser {
         "INDEX", "INSERT", "NOTHING", "TABLE", "TO", "TRANSACTION", "UPDATE",
     ]
 
+    /// An object's name (a table, index, view or trigger) after an optional `main.`, the one
+    /// schema a store has (`temp.` and attached schemas are refused).
+    private mutating func parseObjectName() throws -> String {
+        let first = try parseName()
+        guard acceptSymbol(".") else { return first }
+        guard first.lowercased() == "main" else { throw DAOError.unsupported("schema-qualified name \(first).") }
+        return try parseName()
+    }
+
     /// An identifier (bare or quoted) as a name.
     private mutating func parseName() throws -> String {
         let token = current
@@ -147,8 +156,7 @@ struct Parser {
         case "REINDEX":
             position += 1
             guard current.kind != .end, !peekSymbol(";") else { return .reindex(nil) }
-            let name = try parseName()
-            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            let name = try parseObjectName()
             return .reindex(name)
         case "PRAGMA":
             position += 1
@@ -174,9 +182,9 @@ struct Parser {
         let unique = acceptKeyword("UNIQUE")
         if acceptKeyword("INDEX") {
             let ifNotExists = try parseIfNotExists()
-            let name = try parseName()
+            let name = try parseObjectName()
             try expectKeyword("ON")
-            let table = try parseName()
+            let table = try parseObjectName()
             try expectSymbol("(")
             let columns = try parseIndexedColumns()
             if peekKeyword("WHERE") { throw DAOError.unsupported("partial index") }
@@ -185,8 +193,7 @@ struct Parser {
         guard !unique else { throw syntaxError() }
         try expectKeyword("TABLE")
         let ifNotExists = try parseIfNotExists()
-        let name = try parseName()
-        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        let name = try parseObjectName()
         if peekKeyword("AS") { throw DAOError.unsupported("CREATE TABLE AS") }
         try expectSymbol("(")
         var columns: [ColumnDefinition] = []
@@ -238,8 +245,7 @@ struct Parser {
     private mutating func parseCreateTrigger(start: Int, temporary: Bool) throws -> CreateTriggerStatement {
         try expectKeyword("TRIGGER")
         let ifNotExists = try parseIfNotExists()
-        let name = try parseName()
-        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        let name = try parseObjectName()
         var timing = TriggerTiming.before
         if acceptKeyword("AFTER") { timing = .after }
         else if acceptKeyword("INSTEAD") { throw DAOError.unsupported("INSTEAD OF trigger") }
@@ -258,8 +264,7 @@ struct Parser {
             }
         }
         try expectKeyword("ON")
-        let table = try parseName()
-        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        let table = try parseObjectName()
         if acceptKeyword("FOR") { try expectKeyword("EACH"); try expectKeyword("ROW") }
         var when: Expr?
         if acceptKeyword("WHEN") { when = try parseExpression() }
@@ -302,8 +307,7 @@ struct Parser {
     /// After REFERENCES: `parent [(col, ...)]`, then any of `ON DELETE|UPDATE action`, `MATCH
     /// name` (SQLite ignores it), `[NOT] DEFERRABLE [INITIALLY DEFERRED|IMMEDIATE]`.
     private mutating func parseReferences(columns: [String]) throws -> ForeignKey {
-        var key = ForeignKey(columns: columns, parent: try parseName())
-        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        var key = ForeignKey(columns: columns, parent: try parseObjectName())
         if acceptSymbol("(") { key.parentColumns = try parseNameList() }
         if let parentColumns = key.parentColumns, parentColumns.count != columns.count {
             throw SQLExecutionError("number of columns in foreign key does not match the number of columns in the referenced table")
@@ -492,8 +496,7 @@ struct Parser {
     private mutating func parseCreateView(start: Int, temporary: Bool) throws -> CreateViewStatement {
         try expectKeyword("VIEW")
         let ifNotExists = try parseIfNotExists()
-        let name = try parseName()
-        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        let name = try parseObjectName()
         var columns: [String]?
         if acceptSymbol("(") { columns = try parseNameList() }
         try expectKeyword("AS")
@@ -509,22 +512,21 @@ struct Parser {
             let isView = tokens[position - 1].upper == "VIEW"
             var ifExists = false
             if acceptKeyword("IF") { try expectKeyword("EXISTS"); ifExists = true }
-            let name = try parseName()
-            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            let name = try parseObjectName()
             return isView ? .dropView(name, ifExists: ifExists) : .dropTrigger(name, ifExists: ifExists)
         }
         let isTable: Bool
         if acceptKeyword("TABLE") { isTable = true } else { try expectKeyword("INDEX"); isTable = false }
         var ifExists = false
         if acceptKeyword("IF") { try expectKeyword("EXISTS"); ifExists = true }
-        let name = try parseName()
+        let name = try parseObjectName()
         return isTable ? .dropTable(name, ifExists: ifExists) : .dropIndex(name, ifExists: ifExists)
     }
 
     private mutating func parseAlter() throws -> Statement {
         try expectKeyword("ALTER")
         try expectKeyword("TABLE")
-        let table = try parseName()
+        let table = try parseObjectName()
         if acceptKeyword("RENAME") {
             if acceptKeyword("TO") { return .renameTable(table, to: try parseName()) }
             _ = acceptKeyword("COLUMN")
@@ -586,8 +588,7 @@ struct Parser {
             if acceptKeyword("OR") { mode = try parseConflictMode(after: "INSERT") }
         }
         try expectKeyword("INTO")
-        let table = try parseName()
-        if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+        let table = try parseObjectName()
         if peekKeyword("AS") { throw DAOError.unsupported("INSERT alias") }
         var columns: [String]?
         if acceptSymbol("(") { columns = try parseNameList() }
@@ -699,7 +700,7 @@ struct Parser {
     private mutating func parseUpdate() throws -> UpdateStatement {
         try expectKeyword("UPDATE")
         let mode = acceptKeyword("OR") ? try parseConflictMode(after: "UPDATE") : .abort
-        let table = try parseName()
+        let table = try parseObjectName()
         try expectKeyword("SET")
         var assignments: [(String, Expr)] = []
         repeat {
@@ -719,7 +720,7 @@ struct Parser {
     private mutating func parseDelete() throws -> DeleteStatement {
         try expectKeyword("DELETE")
         try expectKeyword("FROM")
-        let table = try parseName()
+        let table = try parseObjectName()
         var whereClause: Expr?
         if acceptKeyword("WHERE") { whereClause = try parseExpression() }
         let returning = try parseReturning()
@@ -931,8 +932,7 @@ struct Parser {
             item = FromItem(source: .subquery(try parseSelect()))
             try expectSymbol(")")
         } else {
-            item = FromItem(source: .table(try parseName()))
-            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            item = FromItem(source: .table(try parseObjectName()))
             if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
         }
         if acceptKeyword("AS") {
@@ -1063,8 +1063,7 @@ struct Parser {
                 guard acceptSymbol("(") else {
                     guard current.kind == .identifier || current.kind == .quotedIdentifier else { throw syntaxError() }
                     // `x IN t`: the rows of t's one column.
-                    let name = try parseName()
-                    if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+                    let name = try parseObjectName()
                     if peekSymbol("(") { throw DAOError.unsupported("table-valued function") }
                     let all = SelectStatement(distinct: false, columns: [ResultColumn(kind: .all, alias: nil, text: "*")], table: name,
                                               tableAlias: nil, whereClause: nil, groupBy: [], having: nil, orderBy: [], limit: nil, offset: nil)
@@ -1277,7 +1276,11 @@ struct Parser {
     private mutating func parseColumnTail(first: String) throws -> Expr {
         if acceptSymbol(".") {
             let second = try parseName()
-            if acceptSymbol(".") { throw DAOError.unsupported("schema-qualified name") }
+            if acceptSymbol(".") {
+                // schema.table.column: `main` is the one schema.
+                guard first.lowercased() == "main" else { throw DAOError.unsupported("schema-qualified name \(first).") }
+                return .column(table: second, name: try parseName())
+            }
             return .column(table: first, name: second)
         }
         return .column(table: nil, name: first)
