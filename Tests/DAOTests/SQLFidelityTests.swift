@@ -64,6 +64,26 @@ final class SQLFidelityTests: XCTestCase {
         }
     }
 
+    /// `ORDER BY ... NULLS FIRST | NULLS LAST` (SQLite 3.30+), with and without an index on the
+    /// term, on aliases and grouped columns.
+    func testNullsFirstAndLast() throws {
+        let d = try Differential()
+        for sql in ["CREATE TABLE t (a, b)", "CREATE INDEX ta ON t (a)",
+                    "INSERT INTO t VALUES (1, 'x'), (NULL, 'y'), (3, NULL), (2, 'z'), (NULL, 'w')",
+                    "SELECT a, b FROM t ORDER BY a NULLS LAST, b",
+                    "SELECT a, b FROM t ORDER BY a ASC NULLS FIRST, b",
+                    "SELECT a, b FROM t ORDER BY a DESC NULLS FIRST, b DESC NULLS LAST",
+                    "SELECT a, b FROM t ORDER BY a DESC NULLS LAST, b NULLS LAST",
+                    "SELECT a AS x FROM t ORDER BY x NULLS LAST LIMIT 3",
+                    "SELECT a FROM t WHERE a > 0 ORDER BY a NULLS LAST",
+                    "SELECT b, count(*) FROM t GROUP BY b ORDER BY b NULLS LAST"] {
+            d.check(sql)
+        }
+        XCTAssertThrowsError(try d.database.execute("SELECT a FROM t ORDER BY 1 NULLS LAST")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
+    }
+
     // MARK: Issue 25, item 2: LIMIT 0 and rows outside LIMIT/OFFSET are not evaluated
 
     func testLimitZeroEvaluatesNothing() throws {

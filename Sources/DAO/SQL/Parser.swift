@@ -860,7 +860,17 @@ struct Parser {
                 let expr = try parseExpression()
                 if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
                 let descending = acceptKeyword("DESC") ? true : (acceptKeyword("ASC") ? false : false)
-                if acceptKeyword("NULLS") { throw DAOError.unsupported("NULLS FIRST/LAST") }
+                if acceptKeyword("NULLS") {
+                    let nullsFirst = acceptKeyword("FIRST")
+                    if !nullsFirst { try expectKeyword("LAST") }
+                    // NULLs come first ascending and last descending; the other placement sorts
+                    // on `expr IS NULL` first (1 for NULL), in the term's direction.
+                    if nullsFirst == descending {
+                        if !statement.compound.isEmpty { throw DAOError.unsupported("NULLS FIRST/LAST in a compound select") }
+                        if case .literal = expr { throw DAOError.unsupported("NULLS FIRST/LAST on a column number") }
+                        statement.orderBy.append(OrderTerm(expr: .isNull(expr, negated: false), descending: descending))
+                    }
+                }
                 statement.orderBy.append(OrderTerm(expr: expr, descending: descending))
             } while acceptSymbol(",")
         }
