@@ -84,6 +84,22 @@ final class SQLFidelityTests: XCTestCase {
         }
     }
 
+    /// Aggregate `FILTER (WHERE ...)` on every aggregate, grouped and not; refused on a
+    /// scalar function with SQLite's message.
+    func testAggregateFilter() throws {
+        let d = try Differential()
+        for sql in ["CREATE TABLE t (g, a, b)",
+                    "INSERT INTO t VALUES (1, 1, 'x'), (1, NULL, 'y'), (1, 3, NULL), (2, 2, 'z'), (2, 5, 'w'), (3, NULL, NULL)",
+                    "SELECT g, count(*) FILTER (WHERE a > 1), count(a) FILTER (WHERE b IS NOT NULL), sum(a) FILTER (WHERE a < 3), "
+                        + "total(a) FILTER (WHERE 0), avg(a) FILTER (WHERE b > 'x'), max(a) FILTER (WHERE b IS NULL), "
+                        + "group_concat(b, '-') FILTER (WHERE a IS NOT NULL), count(DISTINCT g) FILTER (WHERE a > 0) FROM t GROUP BY g ORDER BY g",
+                    "SELECT count(*) FILTER (WHERE a IS NULL), min(b) FILTER (WHERE g = 2) FROM t",
+                    "SELECT g FROM t GROUP BY g HAVING count(*) FILTER (WHERE a IS NOT NULL) > 1",
+                    "SELECT abs(a) FILTER (WHERE a > 0) FROM t"] {
+            d.check(sql)
+        }
+    }
+
     // MARK: Issue 25, item 2: LIMIT 0 and rows outside LIMIT/OFFSET are not evaluated
 
     func testLimitZeroEvaluatesNothing() throws {

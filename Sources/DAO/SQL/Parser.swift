@@ -1308,7 +1308,24 @@ struct Parser {
             if peekKeyword("ORDER") { throw DAOError.unsupported("ORDER BY in aggregate") }
         }
         try expectSymbol(")")
-        if peekKeyword("FILTER") { throw DAOError.unsupported("FILTER") }
+        if acceptKeyword("FILTER") {
+            // `agg(x) FILTER (WHERE c)` is `agg(CASE WHEN c THEN x END)`: every aggregate here
+            // skips NULLs (count(*) counts `CASE WHEN c THEN 1 END`).
+            try expectSymbol("(")
+            try expectKeyword("WHERE")
+            let condition = try parseExpression()
+            try expectSymbol(")")
+            let lowered = name.lowercased()
+            let isAggregate = ScalarFunctions.aggregateNames.contains(lowered) && !(["min", "max"].contains(lowered) && args.count != 1)
+            guard isAggregate else { throw SQLExecutionError("FILTER may not be used with non-aggregate \(lowered)()") }
+            if peekKeyword("OVER") { throw DAOError.unsupported("WINDOW") }
+            if star {
+                star = false
+                args = [.caseWhen(base: nil, whens: [(condition, .literal(.integer(1)))], otherwise: nil)]
+            } else if let first = args.first {
+                args[0] = .caseWhen(base: nil, whens: [(condition, first)], otherwise: nil)
+            }
+        }
         if peekKeyword("OVER") { throw DAOError.unsupported("WINDOW") }
         return .function(name: name.lowercased(), args: args, distinct: distinct, star: star)
     }
