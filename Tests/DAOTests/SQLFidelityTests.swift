@@ -100,6 +100,32 @@ final class SQLFidelityTests: XCTestCase {
         }
     }
 
+    /// COLLATE BINARY anywhere (the comparison this engine has); `ORDER BY x COLLATE NOCASE |
+    /// RTRIM` (Room's usual DAO shape); NOCASE elsewhere is refused by name.
+    func testCollationsInOrderBy() throws {
+        let d = try Differential()
+        for sql in ["CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT COLLATE BINARY, v)",
+                    "CREATE INDEX tn ON t (name COLLATE BINARY DESC)",
+                    "INSERT INTO t (name, v) VALUES ('bob', 1), ('Ann', 2), ('carl', 3), ('ALF', 4), (NULL, 5), (10, 6), ('ann  ', 7), ('Bob', 8), (x'41', 9)",
+                    "SELECT name FROM t ORDER BY name COLLATE NOCASE, id",
+                    "SELECT name FROM t ORDER BY name COLLATE nocase DESC, id",
+                    "SELECT name AS n FROM t ORDER BY n COLLATE RTRIM, id",
+                    "SELECT name FROM t WHERE v > 2 ORDER BY name COLLATE NOCASE ASC, id LIMIT 3",
+                    "SELECT name FROM t ORDER BY name COLLATE BINARY, id",
+                    "SELECT name FROM t WHERE name = 'Ann' COLLATE BINARY",
+                    "SELECT name, count(*) FROM t GROUP BY name ORDER BY name COLLATE NOCASE, name",
+                    "SELECT name FROM t ORDER BY name COLLATE xyz"] {
+            d.check(sql)
+        }
+        XCTAssertThrowsError(try d.database.execute("SELECT name FROM t WHERE name = 'ann' COLLATE NOCASE")) { error in
+            guard case DAOError.unsupported(let name) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(name, "COLLATE NOCASE")
+        }
+        XCTAssertThrowsError(try d.database.execute("CREATE TABLE c (x TEXT COLLATE NOCASE)")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
+    }
+
     // MARK: Issue 25, item 2: LIMIT 0 and rows outside LIMIT/OFFSET are not evaluated
 
     func testLimitZeroEvaluatesNothing() throws {

@@ -226,6 +226,10 @@ struct Resolver {
                 aggregates.append(AggregateCall(name: name, args: resolvedArgs, distinct: distinct, star: star || args.isEmpty))
                 return .aggregate(aggregates.count - 1)
             }
+            if name == Parser.collateFunctionName {   // `x COLLATE NOCASE` outside an ORDER BY term
+                if args.count == 2, case .literal(.text(let collation)) = args[1] { throw DAOError.unsupported("COLLATE \(collation)") }
+                throw DAOError.unsupported("COLLATE")
+            }
             if name == TriggerRaise.functionName {   // RAISE(...) in a trigger's body (Triggers.swift)
                 return .function(name: name, args: try args.map { try resolve($0, allowAggregates: false) }, distinct: false, star: false)
             }

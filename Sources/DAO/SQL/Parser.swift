@@ -368,7 +368,7 @@ struct Parser {
             if peekSymbol("(") || peekSymbol("+") || peekSymbol("-") || peekSymbol("||") {
                 throw DAOError.unsupported("index on expression")
             }
-            if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+            try skipBinaryCollation()
             let descending = acceptKeyword("DESC") ? true : (acceptKeyword("ASC") ? false : false)
             columns.append(IndexedColumn(name: name, descending: descending))
         } while acceptSymbol(",")
@@ -452,7 +452,7 @@ struct Parser {
                 column.references = try parseReferences(columns: [name])
                 column.references?.onColumn = true
             } else if peekKeyword("COLLATE") {
-                throw DAOError.unsupported("COLLATE")
+                try skipBinaryCollation()
             } else if peekKeyword("GENERATED") || peekKeyword("AS") {
                 throw DAOError.unsupported("generated column")
             } else {
@@ -662,7 +662,7 @@ struct Parser {
             var names: [String] = []
             repeat {
                 names.append(try parseName())
-                if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+                try skipBinaryCollation()
                 _ = acceptKeyword("ASC") || acceptKeyword("DESC")
             } while acceptSymbol(",")
             try expectSymbol(")")
@@ -857,8 +857,13 @@ struct Parser {
         if acceptKeyword("ORDER") {
             try expectKeyword("BY")
             repeat {
-                let expr = try parseExpression()
-                if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
+                var expr = try parseExpression()
+                // `x COLLATE NOCASE | RTRIM` (parsePostfix): sorted on x folded that way.
+                if case .function(Parser.collateFunctionName, let args, _, _) = expr, args.count == 2, case .literal(.text(let collation)) = args[1] {
+                    if !statement.compound.isEmpty { throw DAOError.unsupported("COLLATE \(collation) in a compound select's ORDER BY") }
+                    if case .literal = args[0] { throw DAOError.unsupported("COLLATE \(collation) on a column number") }
+                    expr = Self.sortKey(args[0], collation: collation)
+                }
                 let descending = acceptKeyword("DESC") ? true : (acceptKeyword("ASC") ? false : false)
                 if acceptKeyword("NULLS") {
                     let nullsFirst = acceptKeyword("FIRST")
@@ -1182,9 +1187,42 @@ struct Parser {
         return try parsePostfix(try parsePrimary())
     }
 
+    /// `expr COLLATE name`. BINARY, the comparison this engine has, changes nothing; NOCASE and
+    /// RTRIM are kept as a marker call that only an ORDER BY term takes (`sortKey`); anywhere
+    /// else the resolver refuses it.
     private mutating func parsePostfix(_ expr: Expr) throws -> Expr {
-        if peekKeyword("COLLATE") { throw DAOError.unsupported("COLLATE") }
-        return expr
+        guard acceptKeyword("COLLATE") else { return expr }
+        let written = try parseName()
+        let collation = written.uppercased()
+        switch collation {
+        case "BINARY": return try parsePostfix(expr)
+        case "NOCASE", "RTRIM": return .function(name: Parser.collateFunctionName, args: [expr, .literal(.text(collation))], distinct: false, star: false)
+        default: throw SQLExecutionError("no such collation sequence: \(written)")
+        }
+    }
+
+    /// The marker call of a NOCASE or RTRIM collation (a name no SQL can call: it has a space).
+    static let collateFunctionName = "collate "
+
+    /// What an ORDER BY term `x COLLATE NOCASE | RTRIM` sorts on: a text folded as SQLite's
+    /// collation compares it (NOCASE: ASCII letters to lower case; RTRIM: trailing spaces
+    /// dropped), any other value as it is, so the order of the storage classes stays.
+    static func sortKey(_ expr: Expr, collation: String) -> Expr {
+        let folded: Expr = collation == "NOCASE"
+            ? .function(name: "lower", args: [expr], distinct: false, star: false)
+            : .function(name: "rtrim", args: [expr, .literal(.text(" "))], distinct: false, star: false)
+        let isText = Expr.binary(.equal, .function(name: "typeof", args: [expr], distinct: false, star: false), .literal(.text("text")))
+        return .caseWhen(base: nil, whens: [(isText, folded)], otherwise: expr)
+    }
+
+    /// `COLLATE BINARY` in a column or index definition (the comparison this engine has);
+    /// another collation there is refused.
+    private mutating func skipBinaryCollation() throws {
+        guard acceptKeyword("COLLATE") else { return }
+        guard current.kind == .identifier || current.kind == .quotedIdentifier, current.text.uppercased() == "BINARY" else {
+            throw DAOError.unsupported("COLLATE")
+        }
+        position += 1
     }
 
     static func integerMagnitude(_ text: String) -> UInt64? {
