@@ -41,6 +41,22 @@ extension SQLResult {
 }
 
 /// Runs statements on the engine and on SQLite side by side and asserts equal outcomes.
+/// What a statement gave, as a string to compare between the engines: its rows, or the
+/// error's message (SQLite's, or the engine's in SQLite's words).
+func statementOutcome(_ body: () throws -> [[DAOValue]]) -> String {
+    do {
+        return "\(try body())"
+    } catch SQLiteOracle.OracleError.sqlite(let message) {
+        return message
+    } catch let error as SQLExecutionError {
+        return error.message
+    } catch DAOError.constraint(let message) {
+        return message
+    } catch {
+        return "\(error)"
+    }
+}
+
 final class Differential {
     let temporary: TemporaryStore
     let database: SQLDatabase

@@ -25,23 +25,11 @@ final class ForeignKeyTests: XCTestCase {
         "PRAGMA foreign_keys",
     ]
 
-    private func outcome(_ body: () throws -> [[DAOValue]]) -> String {
-        do {
-            return "\(try body())"
-        } catch SQLiteOracle.OracleError.sqlite(let message) {
-            return message
-        } catch let error as SQLExecutionError {
-            return error.message
-        } catch {
-            return "\(error)"
-        }
-    }
-
     func testForeignKeysAreKeptListedAndNotEnforced() throws {
         let temporary = try TemporaryStore()
         let oracle = try SQLiteOracle()
         for sql in schema {
-            XCTAssertEqual(outcome { try temporary.database.execute(sql).rows }, outcome { try oracle.execute(sql) }, sql)
+            XCTAssertEqual(statementOutcome { try temporary.database.execute(sql).rows }, statementOutcome { try oracle.execute(sql) }, sql)
         }
         let queries = ["PRAGMA foreign_key_list(c)", "SELECT * FROM c ORDER BY a", "SELECT * FROM parent"]
         for sql in queries { XCTAssertEqual(try temporary.database.execute(sql).rows, try oracle.execute(sql), sql) }

@@ -52,26 +52,12 @@ final class SavepointTests: XCTestCase {
         "COMMIT",
     ]
 
-    private func outcome(_ body: () throws -> [[DAOValue]]) -> String {
-        do {
-            return "\(try body())"
-        } catch SQLiteOracle.OracleError.sqlite(let message) {
-            return message
-        } catch let error as SQLExecutionError {
-            return error.message
-        } catch DAOError.constraint(let message) {
-            return message
-        } catch {
-            return "\(error)"
-        }
-    }
-
     func testSavepointsGiveSQLitesRows() throws {
         let temporary = try TemporaryStore()
         let db = try temporary.database
         let oracle = try SQLiteOracle()
         for sql in script {
-            XCTAssertEqual(outcome { try db.execute(sql).rows }, outcome { try oracle.execute(sql) }, sql)
+            XCTAssertEqual(statementOutcome { try db.execute(sql).rows }, statementOutcome { try oracle.execute(sql) }, sql)
             XCTAssertEqual(db.inTransaction, oracle.inTransaction, "in a transaction after \(sql)")
             let all = "SELECT * FROM t ORDER BY id"
             XCTAssertEqual(try db.execute(all).rows, try oracle.execute(all), "after \(sql)")

@@ -232,15 +232,8 @@ extension SQLDatabase {
         // that OR IGNORE then skips still uses up its number.
         var sequenceBefore: Int64?
         if table.definition.autoincrement && rowid > table.sequence {
-            let old = table.sequence
-            sequenceBefore = old
-            table.sequence = rowid
-            dirtyCatalog.insert(table.name.lowercased())
-            undoLog.append(.action { [unowned self, unowned table] in
-                table.sequence = old
-                self.sequenceMoved()
-            })
-            sequenceMoved()
+            sequenceBefore = table.sequence
+            setSequence(of: table, to: rowid)
         }
         let victims: Set<Int64>
         do {

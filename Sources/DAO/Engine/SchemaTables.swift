@@ -81,16 +81,22 @@ extension SQLDatabase {
             guard case .integer(let sequence) = SQLValues.apply(.integer, to: row[1]) else {
                 throw SQLExecutionError("sqlite_sequence.seq: not an integer")
             }
-            let old = state.sequence
-            state.sequence = sequence
-            dirtyCatalog.insert(state.name.lowercased())
-            undoLog.append(.action { [unowned self, unowned state] in
-                state.sequence = old
-                self.sequenceMoved()
-            })
-            sequenceMoved()
+            setSequence(of: state, to: sequence)
         }
         return SQLResult(changes: rows.count, lastInsertRowId: lastInsertRowIdValue)
+    }
+
+    /// Sets an AUTOINCREMENT table's sequence with the running statement: its catalog record
+    /// is written at commit, the statement's undo puts the old value back.
+    func setSequence(of table: TableState, to sequence: Int64) {
+        let old = table.sequence
+        table.sequence = sequence
+        dirtyCatalog.insert(table.name.lowercased())
+        undoLog.append(.action { [unowned self, unowned table] in
+            table.sequence = old
+            self.sequenceMoved()
+        })
+        sequenceMoved()
     }
 
     /// After an AUTOINCREMENT sequence moved: statements compiled with `sqlite_sequence`'s rows
