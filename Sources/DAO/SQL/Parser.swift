@@ -709,12 +709,41 @@ struct Parser {
             try expectSymbol("=")
             assignments.append((name, try parseExpression()))
         } while acceptSymbol(",")
-        if peekKeyword("FROM") { throw DAOError.unsupported("UPDATE FROM") }
+        var from: [FromItem]?
+        if acceptKeyword("FROM") { from = try parseFromItems() }
         var whereClause: Expr?
         if acceptKeyword("WHERE") { whereClause = try parseExpression() }
+        if let from {
+            (assignments, whereClause) = try Self.updateFrom(from, assignments: assignments, whereClause: whereClause)
+        }
         let returning = try parseReturning()
         if peekKeyword("ORDER") || peekKeyword("LIMIT") { throw DAOError.unsupported("UPDATE ... LIMIT") }
         return UpdateStatement(table: table, assignments: assignments, whereClause: whereClause, returning: returning, mode: mode)
+    }
+
+    /// `UPDATE t SET c = e, ... FROM f WHERE w` (SQLite 3.33+): t joined with f; each row of t
+    /// with a match is updated once, from a matching row. Written as correlated subqueries over
+    /// f: `SET c = (SELECT e FROM f WHERE w), ... WHERE EXISTS (SELECT 1 FROM f WHERE w)`, t's
+    /// columns in e and w read from the row being updated. Where several rows of f match with
+    /// different values of e (SQLite then takes any one of them), the scalar subquery's check
+    /// refuses the statement rather than pick another one than SQLite would.
+    static func updateFrom(_ from: [FromItem], assignments: [(String, Expr)], whereClause: Expr?) throws -> ([(String, Expr)], Expr) {
+        func select(_ column: Expr, limit: Expr?) -> SelectStatement {
+            var statement = SelectStatement(distinct: false, columns: [ResultColumn(kind: .expression(column), alias: nil, text: "")],
+                                            table: nil, tableAlias: nil, whereClause: whereClause, groupBy: [], having: nil,
+                                            orderBy: [], limit: limit, offset: nil)
+            if from.count == 1, case .table(let name) = from[0].source {
+                statement.table = name
+                statement.tableAlias = from[0].alias
+                statement.indexHint = from[0].indexHint
+            } else {
+                statement.from = from
+            }
+            return statement
+        }
+        let one = Expr.literal(.integer(1))
+        let rewritten = assignments.map { name, expr in (name, Expr.subquery(SubqueryPlan(select(expr, limit: nil)))) }
+        return (rewritten, .exists(SubqueryPlan(select(one, limit: nil)), negated: false))
     }
 
     private mutating func parseDelete() throws -> DeleteStatement {
