@@ -52,6 +52,8 @@ func statementOutcome(_ body: () throws -> [[DAOValue]]) -> String {
         return error.message
     } catch DAOError.constraint(let message) {
         return message
+    } catch DAOError.noSuchColumn(let name) {
+        return "no such column: \(name)"
     } catch {
         return "\(error)"
     }

@@ -36,6 +36,9 @@ extension SQLDatabase {
         for index in table.definition.foreignKeys.indices {
             table.definition.foreignKeys[index].columns = renamedNames(table.definition.foreignKeys[index].columns)
         }
+        for index in table.definition.checks.indices where table.definition.checks[index].column?.lowercased() == oldName.lowercased() {
+            table.definition.checks[index].column = to
+        }
         // Foreign keys of any table naming this one's column as their parent column follow it,
         // as in SQLite (the table's own, when it refers to itself, included).
         let parentKey = table.name.lowercased()

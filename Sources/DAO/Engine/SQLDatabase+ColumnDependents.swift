@@ -19,6 +19,15 @@ extension SQLDatabase {
     ///   trigger t after drop column: no such column: c" for a drop; `DAOError.unsupported` for
     ///   a rename.
     func checkDependents(of table: TableState, column: String, _ change: ColumnChange) throws {
+        // The table's CHECK constraints (its definition now holds the change): SQLite rewrites
+        // them on a rename, which this engine does not; a drop of a column one uses fails.
+        let checkColumn = column.lowercased()
+        for check in table.definition.checks {
+            guard let tokens = try? Lexer.tokenize(check.text),
+                  tokens.contains(where: { ($0.kind == .identifier || $0.kind == .quotedIdentifier) && $0.text.lowercased() == checkColumn }) else { continue }
+            if change == .rename { throw DAOError.unsupported("RENAME COLUMN of a column a CHECK constraint uses") }
+            throw SQLExecutionError("error in table \(table.name) after drop column: no such column: \(column)")
+        }
         for view in (views.values.sorted { $0.name < $1.name } + tempViews.values.sorted { $0.name < $1.name }) {
             do {
                 _ = try compileSelect(view.select)

@@ -239,6 +239,7 @@ extension SQLDatabase {
         do {
             guard try prepareRow(table, &row, mode: mode, context) else { return false }
             if let alias = table.definition.rowidColumn { row[alias] = .integer(rowid) }
+            guard try checkRow(table, row, rowid: rowid, mode: mode) else { return false }   // CheckConstraints.swift
             // ON CONFLICT: its target is checked first, and a conflict there is resolved by it.
             if let upsert, let victim = upsertConflict(table, upsert, rowid: rowid, row: row) {
                 return try upsertUpdate(table, upsert, victim: victim, proposed: row)
@@ -355,6 +356,7 @@ extension SQLDatabase {
                 reloadUnassigned(&row, from: current, assigned: updated)
                 if let alias = table.definition.rowidColumn { row[alias] = .integer(newRowid) }
             }
+            guard try checkRow(table, row, rowid: newRowid, mode: update.mode) else { continue }   // CheckConstraints.swift
             // OR IGNORE skips the row; OR REPLACE deletes the rows it clashes with (no DELETE
             // triggers, as SQLite without recursive_triggers).
             guard let victims = try clashingRows(table, row: row, at: newRowid, rowidTaken: newRowid != rowid && table.contains(rowid: newRowid),

@@ -143,6 +143,9 @@ extension SQLDatabase {
         let table = TableState(definition: definition, space: space, spaceName: candidate)
         tables[key] = table
         changeSchema([key]) { [unowned self] in self.tables[key] = nil }
+        // A CHECK that names a column the table lacks fails here, as in SQLite (the undo above
+        // takes the table away again).
+        if !definition.checks.isEmpty { _ = try resolvedChecks(table) }
     }
 
     func indexNamed(_ name: String) -> (TableState, Int)? {
@@ -222,6 +225,7 @@ extension SQLDatabase {
         if table.definition.columnIndex(column.name) != nil { throw SQLExecutionError("duplicate column name: \(column.name)") }
         if column.primaryKey { throw SQLExecutionError("Cannot add a PRIMARY KEY column") }
         if column.unique { throw SQLExecutionError("Cannot add a UNIQUE column") }
+        if !column.checks.isEmpty { throw DAOError.unsupported("CHECK in ALTER TABLE ADD COLUMN") }
         if column.references != nil, foreignKeysSetting {
             throw DAOError.unsupported("foreign key enforcement (a FOREIGN KEY while PRAGMA foreign_keys is ON)")
         }

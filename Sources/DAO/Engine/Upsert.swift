@@ -107,6 +107,7 @@ extension SQLDatabase {
             reloadUnassigned(&updated, from: current, assigned: columns)
             if let alias = table.definition.rowidColumn { updated[alias] = .integer(newRowid) }
         }
+        _ = try checkRow(table, updated, rowid: newRowid, mode: .abort)   // CheckConstraints.swift
         if newRowid != victim, table.contains(rowid: newRowid) { throw DAOError.constraint(rowidMessage(table)) }
         if let clash = conflicts(table, row: updated, except: victim).first { throw DAOError.constraint(uniqueMessage(table, clash.index)) }
         deleteRow(table, rowid: victim, row: old)

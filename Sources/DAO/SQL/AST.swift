@@ -126,6 +126,8 @@ struct ColumnDefinition: Sendable {
     var defaultText: String?
     /// A REFERENCES constraint of the column.
     var references: ForeignKey?
+    /// Its CHECK constraints.
+    var checks: [CheckConstraint] = []
 }
 
 struct IndexedColumn: Sendable {
@@ -161,6 +163,17 @@ struct ForeignKey: Sendable, Equatable {
     }
 }
 
+/// A CHECK constraint: a row whose expression is false (not NULL) breaks it.
+struct CheckConstraint: Sendable {
+    /// `CONSTRAINT name` before it, if any: SQLite's message names it; otherwise the text.
+    var name: String?
+    /// The expression as written (the catalog keeps it; the message quotes it).
+    var text: String
+    var expr: Expr
+    /// The column it was declared on, nil for a table constraint.
+    var column: String?
+}
+
 struct CreateTableStatement: Sendable {
     var name: String
     var ifNotExists: Bool
@@ -168,6 +181,8 @@ struct CreateTableStatement: Sendable {
     var primaryKey: [IndexedColumn]?
     var uniques: [[IndexedColumn]]
     var foreignKeys: [ForeignKey] = []
+    /// Column CHECK constraints (in column order), then the table's.
+    var checks: [CheckConstraint] = []
     /// CREATE TEMP TABLE: in memory for the SQLDatabase's lifetime (TemporaryTables.swift).
     var temporary = false
 }

@@ -200,8 +200,9 @@ struct Parser {
         var primaryKey: [IndexedColumn]?
         var uniques: [[IndexedColumn]] = []
         var foreignKeys: [ForeignKey] = []
+        var checks: [CheckConstraint] = []
         repeat {
-            if acceptKeyword("CONSTRAINT") { _ = try parseName() }
+            let constraintName = acceptKeyword("CONSTRAINT") ? try parseName() : nil
             if acceptKeyword("PRIMARY") {
                 try expectKeyword("KEY")
                 try expectSymbol("(")
@@ -214,8 +215,8 @@ struct Parser {
                 try expectSymbol("(")
                 uniques.append(try parseIndexedColumns())
                 try skipConflictClause()
-            } else if peekKeyword("CHECK") {
-                throw DAOError.unsupported("CHECK")
+            } else if acceptKeyword("CHECK") {
+                checks.append(try parseCheck(name: constraintName, column: nil))
             } else if acceptKeyword("FOREIGN") {
                 try expectKeyword("KEY")
                 try expectSymbol("(")
@@ -236,7 +237,7 @@ struct Parser {
         if peekKeyword("STRICT") { throw DAOError.unsupported("STRICT") }
         return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns, primaryKey: primaryKey,
                                                  uniques: uniques, foreignKeys: columns.compactMap(\.references) + foreignKeys,
-                                                 temporary: temporary))
+                                                 checks: columns.flatMap(\.checks) + checks, temporary: temporary))
     }
 
     /// `TRIGGER [IF NOT EXISTS] name [BEFORE|AFTER] event ON table [FOR EACH ROW] [WHEN expr]
@@ -302,6 +303,16 @@ struct Parser {
         }
         try expectSymbol(")")
         return .function(name: TriggerRaise.functionName, args: args, distinct: false, star: false)
+    }
+
+    /// After CHECK: `(expr)`, its text kept as written.
+    private mutating func parseCheck(name: String?, column: String?) throws -> CheckConstraint {
+        try expectSymbol("(")
+        let start = current.start
+        let expr = try parseExpression()
+        let text = sourceText(from: start, to: tokens[position - 1].end)
+        try expectSymbol(")")
+        return CheckConstraint(name: name, text: text, expr: expr, column: column)
     }
 
     /// After REFERENCES: `parent [(col, ...)]`, then any of `ON DELETE|UPDATE action`, `MATCH
@@ -406,7 +417,7 @@ struct Parser {
         let name = try parseName()
         var column = ColumnDefinition(name: name, typeName: try parseTypeName())
         while true {
-            if acceptKeyword("CONSTRAINT") { _ = try parseName() }
+            let constraintName = acceptKeyword("CONSTRAINT") ? try parseName() : nil
             if acceptKeyword("PRIMARY") {
                 try expectKeyword("KEY")
                 if acceptKeyword("DESC") { column.primaryKeyDescending = true } else { _ = acceptKeyword("ASC") }
@@ -446,8 +457,8 @@ struct Parser {
                 }
                 column.defaultValue = value
                 column.defaultText = sourceText(from: start, to: tokens[position - 1].end)
-            } else if peekKeyword("CHECK") {
-                throw DAOError.unsupported("CHECK")
+            } else if acceptKeyword("CHECK") {
+                column.checks.append(try parseCheck(name: constraintName, column: name))
             } else if acceptKeyword("REFERENCES") {
                 column.references = try parseReferences(columns: [name])
                 column.references?.onColumn = true

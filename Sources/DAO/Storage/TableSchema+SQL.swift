@@ -44,6 +44,8 @@ struct TableDefinition: Sendable {
     /// FOREIGN KEY and REFERENCES clauses in SQLite's declaration order (the columns' own, in
     /// column order, then the table's): kept and listed, not enforced.
     var foreignKeys: [ForeignKey] = []
+    /// CHECK constraints: the columns' (in column order), then the table's.
+    var checks: [CheckConstraint] = []
 
     func columnIndex(_ name: String) -> Int? {
         let lowered = name.lowercased()
@@ -66,6 +68,9 @@ struct TableDefinition: Sendable {
             for key in foreignKeys where key.onColumn && key.columns.first?.lowercased() == column.name.lowercased() {
                 text += " REFERENCES " + key.referencesText
             }
+            for check in checks where check.column?.lowercased() == column.name.lowercased() {
+                text += " " + Self.checkText(check)
+            }
             parts.append(text)
         }
         if let primaryKey {
@@ -77,7 +82,13 @@ struct TableDefinition: Sendable {
         for key in foreignKeys where !key.onColumn {
             parts.append("FOREIGN KEY (" + key.columns.map(SQLText.quote).joined(separator: ", ") + ") REFERENCES " + key.referencesText)
         }
+        for check in checks where check.column == nil { parts.append(Self.checkText(check)) }
         return "CREATE TABLE " + SQLText.quote(name) + " (" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// `[CONSTRAINT "name"] CHECK (text)`.
+    static func checkText(_ check: CheckConstraint) -> String {
+        (check.name.map { "CONSTRAINT " + SQLText.quote($0) + " " } ?? "") + "CHECK (" + check.text + ")"
     }
 
     /// The column marked PRIMARY KEY in its own definition (kept from creation).
@@ -103,6 +114,7 @@ struct TableDefinition: Sendable {
         uniques = statement.uniques
         columnUnique = statement.columns.map(\.unique)
         foreignKeys = statement.foreignKeys
+        checks = statement.checks
         var seen = Set<String>()
         for definition in statement.columns {
             guard seen.insert(definition.name.lowercased()).inserted else {

@@ -64,6 +64,9 @@ final class TableState: @unchecked Sendable {
     @exclusivity(unchecked) var indexes: [IndexState]
     /// Its triggers, in creation order (Engine/Triggers.swift).
     var triggers: [CreateTriggerStatement] = []
+    /// Its CHECK expressions resolved, and the schema version they were resolved at
+    /// (Engine/CheckConstraints.swift).
+    var resolvedChecks: (version: Int, expressions: [Expr])?
     /// Largest rowid ever handed out by AUTOINCREMENT (SQLite's sqlite_sequence).
     var sequence: Int64 = 0
     /// Rows changed and not yet written to the store: their bytes, or a delete.
