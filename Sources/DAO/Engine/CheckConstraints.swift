@@ -19,6 +19,7 @@ extension SQLDatabase {
             switch mode {
             case .ignore: return false
             case .fail: throw FailResolution(message: message)
+            case .rollback: throw endingTransaction(message)
             case .abort, .replace: throw DAOError.constraint(message)
             }
         }

@@ -167,6 +167,8 @@ extension SQLDatabase {
                     throw DAOError.constraint("NOT NULL constraint failed: \(columnName(table, index))")
                 case .fail:
                     throw FailResolution(message: "NOT NULL constraint failed: \(columnName(table, index))")
+                case .rollback:
+                    throw endingTransaction("NOT NULL constraint failed: \(columnName(table, index))")
                 }
             }
         }
@@ -204,6 +206,7 @@ extension SQLDatabase {
             switch mode {
             case .abort: throw DAOError.constraint(rowidMessage(table))
             case .fail: throw FailResolution(message: rowidMessage(table))
+            case .rollback: throw endingTransaction(rowidMessage(table))
             case .ignore: return nil
             case .replace: victims.append(rowid)
             }
@@ -213,6 +216,7 @@ extension SQLDatabase {
             switch mode {
             case .abort: throw DAOError.constraint(uniqueMessage(table, first.index))
             case .fail: throw FailResolution(message: uniqueMessage(table, first.index))
+            case .rollback: throw endingTransaction(uniqueMessage(table, first.index))
             case .ignore: return nil
             case .replace: victims.append(contentsOf: clashes.map(\.rowid))
             }

@@ -69,6 +69,17 @@ extension SQLDatabase {
         throw DAOError.constraint(failure.message)
     }
 
+    /// SQLite's ROLLBACK resolution (RAISE(ROLLBACK), INSERT/UPDATE OR ROLLBACK): the open
+    /// transaction is rolled back and ended, then the statement fails with `message` (without a
+    /// transaction it is ABORT).
+    func endingTransaction(_ message: String) -> DAOError {
+        if explicitTransaction {
+            rollback(to: 0)
+            explicitTransaction = false
+        }
+        return DAOError.constraint(message)
+    }
+
     // MARK: Firing
 
     /// After BEFORE UPDATE triggers: the columns the UPDATE does not set take the row's current
@@ -122,12 +133,7 @@ extension SQLDatabase {
                 case .ignore: return timing == .after
                 case .abort: throw DAOError.constraint(raise.message)
                 case .fail: throw FailResolution(message: raise.message)
-                case .rollback:
-                    if explicitTransaction {
-                        rollback(to: 0)
-                        explicitTransaction = false
-                    }
-                    throw DAOError.constraint(raise.message)
+                case .rollback: throw endingTransaction(raise.message)
                 }
             }
         }

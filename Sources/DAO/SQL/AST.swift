@@ -195,8 +195,8 @@ struct CreateIndexStatement: Sendable {
     var columns: [IndexedColumn]
 }
 
-/// How INSERT OR / UPDATE OR resolves a broken constraint (ROLLBACK is not supported).
-enum ConflictMode: Sendable { case abort, fail, replace, ignore }
+/// How INSERT OR / UPDATE OR resolves a broken constraint.
+enum ConflictMode: Sendable { case abort, fail, replace, ignore, rollback }
 
 struct InsertStatement: Sendable {
     var table: String

@@ -698,13 +698,13 @@ struct Parser {
         return clause
     }
 
-    /// The conflict resolution after `INSERT OR` / `UPDATE OR`; ROLLBACK is not supported.
+    /// The conflict resolution after `INSERT OR` / `UPDATE OR`.
     private mutating func parseConflictMode(after verb: String) throws -> ConflictMode {
         if acceptKeyword("REPLACE") { return .replace }
         if acceptKeyword("IGNORE") { return .ignore }
         if acceptKeyword("ABORT") { return .abort }
         if acceptKeyword("FAIL") { return .fail }
-        if peekKeyword("ROLLBACK") { throw DAOError.unsupported("\(verb) OR ROLLBACK") }
+        if acceptKeyword("ROLLBACK") { return .rollback }
         throw syntaxError()
     }
 
