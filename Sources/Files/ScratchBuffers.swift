@@ -43,8 +43,8 @@ enum ScratchBuffers {
         return pool.retained
     }
 
-    /// Frees every buffer waiting in the pool (under memory pressure; tests start from an
-    /// empty pool with it).
+    /// Frees every buffer waiting in the pool (tests start from an empty pool with it; a caller
+    /// that wants the memory back may call it too).
     static func releaseAll() {
         pool.lock.lock()
         let free = pool.free

@@ -330,7 +330,7 @@ extension SQLDatabase {
         var touched = Set<Int64>()
         for (rowid, matched) in matches {
             var old = matched
-            if touched.contains(rowid) {
+            if !touched.isEmpty, touched.contains(rowid) {
                 guard let current = try self.row(table, rowid) else { continue }
                 old = current
             }

@@ -59,7 +59,8 @@ extension SQLDatabase {
     /// - Returns: nil when `table` is not `sqlite_sequence`; otherwise the change count.
     /// - Throws: `SQLExecutionError` when a new `seq` is not an integer; the WHERE clause's errors.
     func writeSequences(_ table: String, assignments: [(String, Expr)]?, whereClause: Expr?, _ context: RowContext) throws -> SQLResult? {
-        guard table.lowercased() == "sqlite_sequence" else { return nil }
+        // Every UPDATE and DELETE asks: the length first, so the others lower-case nothing.
+        guard table.utf8.count == 15, table.lowercased() == "sqlite_sequence" else { return nil }
         var newValue: Expr = .literal(.integer(0))
         if let assignments {
             for (name, expr) in assignments {
