@@ -77,6 +77,23 @@ final class AESGCMKnownAnswerTests: XCTestCase {
                                                   info: hex("f0f1f2f3f4f5f6f7f8f9"), length: 42)
         XCTAssertEqual(okm, hex("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865"))
     }
+
+    /// RFC 4231 cases 1, 2, 6 and 7: a short key, a key shorter than the digest, and keys longer
+    /// than a block (hashed first).
+    func testHMACMatchesRFC4231() throws {
+        XCTAssertEqual(try CryptoPrimitives.hmacSHA256(key: [UInt8](repeating: 0x0b, count: 20), message: Array("Hi There".utf8)),
+                       hex("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"))
+        XCTAssertEqual(try CryptoPrimitives.hmacSHA256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)),
+                       hex("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+        XCTAssertEqual(try CryptoPrimitives.hmacSHA256(key: [UInt8](repeating: 0xaa, count: 131),
+                                                       message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)),
+                       hex("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"))
+        let message = "This is a test using a larger than block-size key and a larger than block-size data. "
+            + "The key needs to be hashed before being used by the HMAC algorithm."
+        XCTAssertEqual(try CryptoPrimitives.hmacSHA256(key: [UInt8](repeating: 0xaa, count: 131), message: Array(message.utf8)),
+                       hex("9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"))
+        XCTAssertEqual(try CryptoPrimitives.hmacSHA256(key: [UInt8](repeating: 0xaa, count: 64), message: []).count, 32)
+    }
 }
 
 /// Encrypted records in a store: default key, custom crypt, plain, wrong keys, tampering.

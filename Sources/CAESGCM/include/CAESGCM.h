@@ -47,4 +47,8 @@ int us_gcm_open(us_gcm *context, const uint8_t *nonce, int has_prefix, uint8_t p
                 const uint8_t *aad, size_t aad_length, const uint8_t *input, size_t length,
                 const uint8_t *tag, uint8_t *output);
 
+/// Fills `length` bytes at `output` from the kernel's CSPRNG (`getrandom(2)`, retried after
+/// a signal). Returns 1, or 0 where the call is missing or fails (the caller then falls back).
+int us_random_bytes(uint8_t *output, size_t length);
+
 #endif

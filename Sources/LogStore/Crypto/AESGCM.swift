@@ -8,11 +8,13 @@ import Synchronization
 /// ~2.8k instructions per context under callgrind); a fetched cipher skips that. Nil when the
 /// provider has no AES-256-GCM (a context then fails to key, with an error).
 private struct FetchedCipher: @unchecked Sendable {
-    // Unchecked: an `EVP_CIPHER` from `EVP_CIPHER_fetch` is immutable and reference-counted by
+    // Unchecked: an `EVP_CIPHER` from `EVP_CIPHER_fetch` (and an `EVP_MD` from `EVP_MD_fetch`) is immutable and reference-counted by
     // OpenSSL; sharing it between threads is what OpenSSL documents. Never freed (one per process).
     let pointer: OpaquePointer?
 }
 private let aes256GCM = FetchedCipher(pointer: EVP_CIPHER_fetch(nil, "AES-256-GCM", nil))
+/// SHA-256 from the default provider, fetched once per process (`CryptoPrimitives.hmacSHA256`).
+private let sha256Digest = FetchedCipher(pointer: EVP_MD_fetch(nil, "SHA256", nil))
 
 /// AES-256-GCM over OpenSSL's EVP interface, for one key.
 ///
@@ -354,21 +356,49 @@ package final class AESGCM: @unchecked Sendable {
 
 /// Cryptographic helpers: random bytes, HKDF-SHA256, HMAC-SHA256.
 package enum CryptoPrimitives {
-    /// `count` bytes from OpenSSL's CSPRNG.
+    /// `count` bytes from the kernel's CSPRNG (`getrandom(2)`, the source OpenSSL seeds from),
+    /// or from OpenSSL's (`RAND_bytes`) where that call is missing. A call into OpenSSL's
+    /// generator took ~6 us per call here, one `getrandom` well under 1 us: an encrypted file
+    /// draws its salt and nonce prefix with every write (BENCHMARKS.md, "Files").
     package static func randomBytes(_ count: Int) throws -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
+        if count == 0 || us_random_bytes(&bytes, count) == 1 { return bytes }
         guard RAND_bytes(&bytes, Int32(count)) == 1 else {
             throw StoreError.io(operation: "OpenSSL RAND_bytes", errno: EIO)
         }
         return bytes
     }
 
-    /// HMAC-SHA256 of `message` under `key`.
+    /// HMAC-SHA256 of `message` under `key` (RFC 2104), on a SHA-256 fetched once per process:
+    /// OpenSSL 3's one-shot `HMAC()` fetches its digest and MAC by name on every call (~21k
+    /// instructions for a 32-byte message under callgrind, three of them per encrypted file
+    /// written: BENCHMARKS.md, "Files").
     package static func hmacSHA256(key: [UInt8], message: [UInt8]) throws -> [UInt8] {
+        guard let digest = sha256Digest.pointer, let context = EVP_MD_CTX_new() else {
+            throw StoreError.io(operation: "OpenSSL SHA-256", errno: EIO)
+        }
+        defer { EVP_MD_CTX_free(context) }
+        // A key longer than a block is hashed first; a shorter one is padded with zeros.
+        var block = [UInt8](repeating: 0, count: 64)
+        if key.count > 64 {
+            let hashed = try sha256(context, digest, key)
+            block.replaceSubrange(0 ..< hashed.count, with: hashed)
+        } else {
+            block.replaceSubrange(0 ..< key.count, with: key)
+        }
+        defer { block.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
+        let inner = try sha256(context, digest, block.map { $0 ^ 0x36 }, message)
+        return try sha256(context, digest, block.map { $0 ^ 0x5C }, inner)
+    }
+
+    /// SHA-256 of `parts` joined, through `context` (reset here).
+    private static func sha256(_ context: OpaquePointer, _ digest: OpaquePointer, _ parts: [UInt8]...) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        guard HMAC(EVP_sha256(), key, Int32(key.count), message, message.count, &out, &length) != nil, length == 32 else {
-            throw StoreError.io(operation: "OpenSSL HMAC", errno: EIO)
+        guard EVP_DigestInit_ex2(context, digest, nil) == 1,
+              parts.allSatisfy({ EVP_DigestUpdate(context, $0, $0.count) == 1 }),
+              EVP_DigestFinal_ex(context, &out, &length) == 1, length == 32 else {
+            throw StoreError.io(operation: "OpenSSL SHA-256", errno: EIO)
         }
         return out
     }
