@@ -16,8 +16,7 @@ struct AtomicReplacement {
     static func begin(target: URL, durable: Bool) throws -> (AtomicReplacement, SystemFile) {
         let folder = target.deletingLastPathComponent()
         try Directory.create(folder.path)
-        let random = try CryptoPrimitives.randomBytes(8).map { String(format: "%02x", $0) }.joined()
-        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(random)\(FileName.temporarySuffix)")
+        let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).\(randomHex())\(FileName.temporarySuffix)")
         TemporaryFiles.begin(temporary.path)
         do {
             let file = try SystemFile(path: temporary.path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
@@ -26,6 +25,14 @@ struct AtomicReplacement {
             TemporaryFiles.end(temporary.path)
             throw error
         }
+    }
+
+    /// 16 random lowercase hex digits: the temporary name only has to be unlikely to be taken
+    /// (it is created with `O_EXCL`), so the system's generator serves, without OpenSSL's
+    /// and `String(format:)`'s cost (~90k instructions a name between them, under callgrind).
+    private static func randomHex() -> String {
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 
     /// Makes the temporary file the target: sync it (when durable), put it in the target's
