@@ -31,7 +31,7 @@ done
 # and the tests named Concurrency* of every module). Its own build directory; TSan exits
 # non-zero when it reports a race.
 # TSAN_FILTER overrides the selection (TSAN_FILTER=. runs the whole suite under TSan).
-tsan_filter=${TSAN_FILTER:-"Concurrency|UserSwitching|StickySync|SpaceWalk|WalkedInTwoParts"}
+tsan_filter=${TSAN_FILTER:-"Concurrency|UserSwitching|StickySync|SpaceWalk|WalkedInTwoParts|SealPipeline"}
 if swift build --build-tests --sanitize=thread --scratch-path .build-tsan; then
     echo "=== ThreadSanitizer: $tsan_filter"
     TSAN_OPTIONS="halt_on_error=1" swift test --skip-build --sanitize=thread --scratch-path .build-tsan --filter "$tsan_filter" || failed+=("tsan")

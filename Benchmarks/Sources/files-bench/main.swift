@@ -17,7 +17,7 @@
 // not AES, is most of a small file's write time). FB_TRACE=1 prints every run's figures.
 // Usage: swift run -c release files-bench [--quick]   (--quick: no 256 MiB file, no random reads)
 //        files-bench --profile <plain|encrypted4K|encrypted64K> [write|writes|read|reads|random|big]
-//                    (no timing: writes and reads 20 files of 1 MiB of one kind, or 2,000 random
+//                    (no timing: writes and reads 20 files of 1 MiB (FB_BYTES bytes) of one kind, or 2,000 random
 //                    4 KiB reads in one 16 MiB file, for `valgrind --tool=callgrind`; `reads`:
 //                    FB_FILES files (20) written, then read 50 times over, for `perf record`,
 //                    with FB_TRACE=1 each pass's MB/s; `writes`: the files written 50 times; `big`: times 4 replacements of one
@@ -107,7 +107,8 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile"), at + 1 < CommandL
     guard let kind = kinds[CommandLine.arguments[at + 1]] else { print("unknown kind"); exit(2) }
     let what = at + 2 < CommandLine.arguments.count ? CommandLine.arguments[at + 2] : "all"
     let profileFiles = Int(ProcessInfo.processInfo.environment["FB_FILES"] ?? "") ?? 20
-    let payload = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
+    let payloadBytes = Int(ProcessInfo.processInfo.environment["FB_BYTES"] ?? "") ?? (1 << 20)
+    let payload = Data((0..<payloadBytes).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 7) })
     if what == "big" {
         var big = Data(count: 256 << 20)
         big.withUnsafeMutableBytes { raw in for i in stride(from: 0, to: raw.count, by: 64) { raw[i] = UInt8(truncatingIfNeeded: i >> 6) } }
@@ -142,7 +143,7 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile"), at + 1 < CommandL
         let start = now()
         for file in 0..<profileFiles { try write(kind, "p/\(file)", payload) }
         if what == "writes", ProcessInfo.processInfo.environment["FB_TRACE"] != nil {
-            print(String(format: "%.0f MB/s", Double(profileFiles) * 1048576 / (now() - start) / 1e6))
+            print(String(format: "%.0f MB/s", Double(profileFiles * payloadBytes) / (now() - start) / 1e6))
         }
     }
     if what == "read" || what == "reads" { for file in 0..<profileFiles { try write(kind, "p/\(file)", payload) } }
@@ -150,7 +151,7 @@ if let at = CommandLine.arguments.firstIndex(of: "--profile"), at + 1 < CommandL
     for _ in 0..<(what == "write" || what == "writes" ? 0 : what == "reads" ? 50 : 1) {
         let start = now()
         for file in 0..<profileFiles { _ = try read(kind, "p/\(file)") }
-        if ProcessInfo.processInfo.environment["FB_TRACE"] != nil { print(String(format: "%.0f MB/s", Double(profileFiles) * 1048576 / (now() - start) / 1e6)) }
+        if ProcessInfo.processInfo.environment["FB_TRACE"] != nil { print(String(format: "%.0f MB/s", Double(profileFiles * payloadBytes) / (now() - start) / 1e6)) }
     }
     try? FileManager.default.removeItem(at: work)
     exit(0)
