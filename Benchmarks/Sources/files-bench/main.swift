@@ -11,8 +11,8 @@
 // files are in the page cache. Each figure is the median of 3 runs, kinds alternating, each run
 // starting at the next kind, with a sync(2) (untimed) before each kind's writes and before its
 // reads, so that no kind pays for the writeback of dirty pages written before. The encrypted
-// streams seal and open batches of 128 KiB and more on two threads (the calling thread and one
-// more). Ratios: throughput over FileHandle's and over FileStorage plain's (which pays the same
+// reader opens batches of 128 KiB and more on two threads (the calling thread and one more);
+// the encrypted writer seals on a helper thread while the calling thread writes. Ratios: throughput over FileHandle's and over FileStorage plain's (which pays the same
 // temporary file + rename per write as the encrypted writer: on ext4 that new inode and rename,
 // not AES, is most of a small file's write time). FB_TRACE=1 prints every run's figures.
 // Usage: swift run -c release files-bench [--quick]   (--quick: no 256 MiB file, no random reads)
