@@ -1,10 +1,11 @@
 import Dispatch
 import Foundation
 
-/// Runs the sealing or opening of a batch of segments on two threads when the batch is large:
-/// AES-256-GCM runs at about the speed of the page-cache copy (FileHandle I/O) on one core, so
-/// an encrypted stream can keep up with a plain one only with a second core. Each half uses its
-/// own nonce buffer; `AESGCM` hands each thread a context of its own.
+/// Runs the opening of a batch of segments (an encrypted reader's) on two threads when the batch
+/// is large: AES-256-GCM runs at about the speed of the page-cache copy (FileHandle I/O) on one
+/// core, so an encrypted stream can keep up with a plain one only with a second core. Each half
+/// uses its own nonce buffer; `AESGCM` hands each thread a context of its own. (Writers seal
+/// through `SealPipeline`, which overlaps the sealing with the writing.)
 enum SegmentBatch {
     /// Bytes in a batch from which it is split: below this the hand-off to a second thread
     /// (microseconds) costs more than it saves.
