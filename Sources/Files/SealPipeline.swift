@@ -40,7 +40,8 @@ final class SealPipeline: @unchecked Sendable {
     private let settled = Atomic<UInt64>(0)
     /// Chunks whose seal failed on the helper.
     private let failedChunks = Atomic<UInt64>(0)
-    /// The helper's error; written before its chunk's bit is set in `settled`, read after it.
+    /// The helper's error; written once (the helper stops at its first failure), before its
+    /// chunk's bit is set in `settled`, and read only after that bit is seen.
     private var helperError: (any Error)?
 
     private init(chunkCount: Int, sealChunk: @escaping (Int) throws -> Void) {
@@ -73,7 +74,8 @@ final class SealPipeline: @unchecked Sendable {
         return chunk < chunkCount ? chunk : nil
     }
 
-    /// The helper: seals chunks until none is left.
+    /// The helper: seals chunks until none is left, or until one fails (so `helperError` is
+    /// written once, before the release that publishes it; the caller takes the rest).
     private func help() {
         while let chunk = claim() {
             do {
@@ -81,6 +83,8 @@ final class SealPipeline: @unchecked Sendable {
             } catch {
                 helperError = error
                 failedChunks.bitwiseOr(Self.bit(chunk), ordering: .relaxed)
+                settled.bitwiseOr(Self.bit(chunk), ordering: .releasing)
+                return
             }
             settled.bitwiseOr(Self.bit(chunk), ordering: .releasing)
         }

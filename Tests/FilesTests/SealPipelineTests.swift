@@ -71,6 +71,32 @@ final class SealPipelineTests: XCTestCase {
         }
     }
 
+    /// Every chunk but the first fails (as when the cipher cannot get memory): the helper stops
+    /// at its first failure, so its error is written once (ThreadSanitizer runs this suite).
+    func testManyFailedSealsReportOneErrorWithNoSealRunningAfterwards() {
+        struct Refused: Error {}
+        for _ in 0 ..< 50 {
+            let log = Log()
+            XCTAssertThrowsError(try SealPipeline.run(chunkCount: 32, seal: { chunk in
+                // Failures spread over time, so that a helper that went on after its first one
+                // would write its error while the caller reads it.
+                if chunk != 0 {
+                    usleep(20)
+                    throw Refused()
+                }
+                log.seal(chunk)
+            }, write: { chunks in
+                log.lock.withLock { log.written += chunks }
+            })) { XCTAssertTrue($0 is Refused) }
+            log.lock.withLock { log.returned = true }
+            usleep(500)
+            log.lock.withLock {
+                XCTAssertEqual(log.sealsAfterReturn, 0)
+                XCTAssertTrue(log.written.allSatisfy { $0 == 0 }, "a failed chunk was written: \(log.written)")
+            }
+        }
+    }
+
     func testAFailedWriteStopsThePipeline() {
         struct Full: Error {}
         let log = Log()

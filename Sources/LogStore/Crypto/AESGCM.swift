@@ -378,17 +378,29 @@ package enum CryptoPrimitives {
             throw StoreError.io(operation: "OpenSSL SHA-256", errno: EIO)
         }
         defer { EVP_MD_CTX_free(context) }
-        // A key longer than a block is hashed first; a shorter one is padded with zeros.
+        // A key longer than a block is hashed first; a shorter one is padded with zeros. Every
+        // buffer derived from the key is wiped before it is freed (as OpenSSL's HMAC does).
         var block = [UInt8](repeating: 0, count: 64)
-        if key.count > 64 {
-            let hashed = try sha256(context, digest, key)
-            block.replaceSubrange(0 ..< hashed.count, with: hashed)
-        } else {
-            block.replaceSubrange(0 ..< key.count, with: key)
+        var hashedKey = key.count > 64 ? try sha256(context, digest, key) : []
+        let keyBytes = key.count > 64 ? hashedKey : key
+        block.replaceSubrange(0 ..< keyBytes.count, with: keyBytes)
+        var innerPad = block.map { $0 ^ 0x36 }
+        var outerPad = block.map { $0 ^ 0x5C }
+        defer {
+            wipe(&block)
+            wipe(&innerPad)
+            wipe(&outerPad)
+            wipe(&hashedKey)
         }
-        defer { block.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) } }
-        let inner = try sha256(context, digest, block.map { $0 ^ 0x36 }, message)
-        return try sha256(context, digest, block.map { $0 ^ 0x5C }, inner)
+        let inner = try sha256(context, digest, innerPad, message)
+        return try sha256(context, digest, outerPad, inner)
+    }
+
+    /// Zeroes `bytes` in place (key material, before the array is freed).
+    private static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { memset(base, 0, raw.count) }
+        }
     }
 
     /// SHA-256 of `parts` joined, through `context` (reset here).
