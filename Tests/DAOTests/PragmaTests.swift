@@ -1,4 +1,6 @@
+import CrashTestSupport
 import Foundation
+import LogStore
 import XCTest
 
 @testable import DAO
@@ -41,9 +43,116 @@ final class PragmaTests: XCTestCase {
         XCTAssertThrowsError(try d.database.execute("PRAGMA table_info(missing)"))
         XCTAssertEqual(try d.database.execute("PRAGMA journal_mode = WAL").rows, [[.text("wal")]])
         XCTAssertEqual(try d.database.execute("PRAGMA busy_timeout = 2500").rows, [[.integer(2500)]])
-        XCTAssertThrowsError(try d.database.execute("PRAGMA synchronous = OFF")) { error in
+        XCTAssertThrowsError(try d.database.execute("PRAGMA locking_mode = EXCLUSIVE")) { error in
             guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
         }
+    }
+
+    /// What Android's SQLiteConnection, Room and GRDB read and set when they open a database,
+    /// answered as SQLite answers them (an in-memory SQLite: these do not depend on the file).
+    func testOpenSequencePragmasAnswerAsSQLite() throws {
+        let d = try Differential()
+        for sql in schema { d.check(sql) }
+        for sql in ["PRAGMA page_size", "PRAGMA page_size = 4096", "PRAGMA page_size", "PRAGMA encoding",
+                    "PRAGMA wal_autocheckpoint", "PRAGMA wal_autocheckpoint = 500", "PRAGMA wal_autocheckpoint",
+                    "PRAGMA wal_autocheckpoint(200)", "PRAGMA journal_size_limit", "PRAGMA journal_size_limit = 524288",
+                    "PRAGMA journal_size_limit", "PRAGMA temp_store", "PRAGMA temp_store = MEMORY", "PRAGMA temp_store",
+                    "PRAGMA temp_store = 1", "PRAGMA temp_store", "PRAGMA temp_store = DEFAULT", "PRAGMA temp_store",
+                    "PRAGMA defer_foreign_keys", "PRAGMA defer_foreign_keys = ON", "PRAGMA defer_foreign_keys",
+                    "PRAGMA recursive_triggers", "PRAGMA recursive_triggers = OFF", "PRAGMA recursive_triggers",
+                    "PRAGMA optimize"] {
+            d.check(sql)
+        }
+        XCTAssertThrowsError(try d.database.execute("PRAGMA recursive_triggers = ON")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try d.database.execute("PRAGMA temp_store = somewhere"))
+        XCTAssertThrowsError(try d.database.execute("PRAGMA wal_autocheckpoint = many"))
+    }
+
+    /// `synchronous` reads the level the store gives, takes a lower one, and honours a higher
+    /// one by syncing each commit.
+    func testSynchronousReadsTheStoresLevel() throws {
+        func level(_ options: LogStore.Options, after set: String? = nil) throws -> [[DAOValue]] {
+            let temporary = try TemporaryStore(options: options)
+            let db = try temporary.database
+            if let set { XCTAssertEqual(try db.execute("PRAGMA synchronous = \(set)").rows, []) }
+            return try db.execute("PRAGMA synchronous").rows
+        }
+        var options = LogStore.Options()
+        XCTAssertEqual(try level(options), [[.integer(1)]], "the default mode's syncer bounds the loss")
+        XCTAssertEqual(try level(options, after: "OFF"), [[.integer(1)]])
+        XCTAssertEqual(try level(options, after: "full"), [[.integer(2)]])
+        XCTAssertEqual(try level(options, after: "3"), [[.integer(3)]])
+        options.durability = .fsyncEachWrite
+        XCTAssertEqual(try level(options), [[.integer(2)]])
+        XCTAssertEqual(try level(options, after: "NORMAL"), [[.integer(2)]])
+        options.durability = .groupCommit(interval: 0.05)
+        XCTAssertEqual(try level(options), [[.integer(1)]])
+        options.durability = .processCrashSafe
+        options.maxUnsyncedInterval = nil
+        options.maxUnsyncedBytes = nil
+        XCTAssertEqual(try level(options), [[.integer(0)]], "no syncer")
+        let temporary = try TemporaryStore()
+        XCTAssertThrowsError(try temporary.database.execute("PRAGMA synchronous = sometimes"))
+    }
+
+    /// `PRAGMA synchronous = FULL` on a store that syncs nothing by itself: a committed row
+    /// survives a power cut right after the statement returned; without it, it is lost.
+    func testSynchronousFullSyncsEachCommitAgainstAPowerCut() throws {
+        var options = LogStore.Options()
+        options.maxUnsyncedInterval = nil   // no syncer: nothing is synced unless asked
+        options.maxUnsyncedBytes = nil
+        for full in [false, true] {
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("pragma-sync-\(UUID().uuidString)")
+            let root = base.appendingPathComponent("work", isDirectory: true)
+            defer { try? FileManager.default.removeItem(at: base) }
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            PowerLossSimulator.start(root: root.path)
+            var recording: PowerLossSimulator.Recording?
+            do {
+                let store = try LogStore(directory: root.appendingPathComponent("store"), options: options)
+                let db = try SQLDatabase.attached(to: store)
+                try db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+                try store.sync()
+                if full { try db.execute("PRAGMA synchronous = FULL") }
+                try db.execute("INSERT INTO notes (body) VALUES ('kept?')")
+                try db.execute("BEGIN")
+                try db.execute("INSERT INTO notes (body) VALUES ('in a transaction')")
+                try db.execute("COMMIT")
+                recording = PowerLossSimulator.stop()   // the power goes before the close
+                try store.close()
+            } catch {
+                _ = PowerLossSimulator.stop()
+                throw error
+            }
+            let image = base.appendingPathComponent("image", isDirectory: true)
+            guard let recording else { return XCTFail("no recording") }
+            _ = try PowerLossImage.build(recording, cut: recording.operations.count, outcome: .dropUnsynced, into: image)
+            let store = try LogStore(directory: image.appendingPathComponent("store"), options: options)
+            defer { try? store.close() }
+            let rows = try SQLDatabase.attached(to: store).execute("SELECT body FROM notes ORDER BY id").rows
+            XCTAssertEqual(rows, full ? [[.text("kept?")], [.text("in a transaction")]] : [], "synchronous = FULL: \(full)")
+        }
+    }
+
+    func testIntegrityCheckAndWalCheckpoint() throws {
+        let temporary = try TemporaryStore()
+        let db = try temporary.database
+        for sql in schema { try db.execute(sql) }
+        try db.execute("INSERT INTO users (email) VALUES ('a@example.com'), ('b@example.com')")
+        XCTAssertEqual(try db.execute("PRAGMA integrity_check").rows, [[.text("ok")]])
+        XCTAssertEqual(try db.execute("PRAGMA quick_check").rows, [[.text("ok")]])
+        XCTAssertEqual(try db.execute("PRAGMA integrity_check(10)").rows, [[.text("ok")]])
+        XCTAssertEqual(try db.execute("PRAGMA integrity_check(users)").rows, [[.text("ok")]])
+        XCTAssertEqual(try db.execute("PRAGMA integrity_check").columns, ["integrity_check"])
+        XCTAssertThrowsError(try db.execute("PRAGMA integrity_check(missing)"))
+        XCTAssertEqual(try db.execute("PRAGMA wal_checkpoint").rows, [[.integer(0), .integer(0), .integer(0)]])
+        XCTAssertEqual(try db.execute("PRAGMA wal_checkpoint(TRUNCATE)").columns, ["busy", "log", "checkpointed"])
+        try db.execute("BEGIN")
+        XCTAssertEqual(try db.execute("PRAGMA wal_checkpoint(PASSIVE)").rows, [[.integer(1), .integer(-1), .integer(-1)]])
+        try db.execute("COMMIT")
+        XCTAssertThrowsError(try db.execute("PRAGMA wal_checkpoint(SOMETIMES)"))
     }
 
     /// `PRAGMA user_version` is the version `openVersion` keeps: set with its statement or

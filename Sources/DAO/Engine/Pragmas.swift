@@ -17,6 +17,23 @@ import LogStore
 /// - `journal_mode [= ...]`: `wal` (the store is a log; readers never wait for a writer), what
 ///   SQLite answers too when a mode cannot be changed.
 /// - `busy_timeout [= ms]`: kept and echoed; statements of other threads wait for a running one.
+/// - `synchronous [= 0|1|2|3|OFF|NORMAL|FULL|EXTRA]` (Android's SQLiteConnection sets it at
+///   every open): reads the level the store gives: 2 (FULL) with `.fsyncEachWrite`, 1 (NORMAL:
+///   a power loss loses at most the recent commits, and leaves a prefix) with `.groupCommit` or
+///   the default mode's background syncer, 0 with no syncer, or what was asked when that is
+///   more. Asking for FULL or EXTRA where the store gives less is honoured: every commit of
+///   this database is then synced (`LogStore.sync()`) before it returns.
+/// - The settings an open sequence reads and writes and that change nothing here:
+///   `page_size` (4096; a set is taken, as SQLite takes one on a database in WAL mode, and
+///   changes nothing), `encoding` (UTF-8), `wal_autocheckpoint`, `journal_size_limit`,
+///   `temp_store` (TEMP objects live in memory whatever it says), `defer_foreign_keys`
+///   (foreign keys are not enforced), and `optimize` (nothing to do).
+/// - `wal_checkpoint[(mode)]`: writes the index checkpoint (`checkpoint()`), then answers
+///   `0|0|0` (not busy; nothing left in a log to copy); inside a transaction `1|-1|-1`, as
+///   SQLite answers when it cannot checkpoint.
+/// - `integrity_check`, `quick_check`: `LogStore.verify()` (every record's checksum, every key
+///   pointing at a valid record): `ok`, or one row per problem.
+/// - `recursive_triggers`: 0; setting it on is refused (a trigger does not fire itself).
 ///
 /// Every other pragma is refused (`DAOError.unsupported`), rather than ignored as SQLite
 /// ignores unknown ones: most change how SQLite stores or syncs, which the store's options
@@ -90,8 +107,93 @@ extension SQLDatabase {
                 busyTimeoutSetting = max(0, milliseconds)
             }
             return rows(["timeout"], [[.integer(busyTimeoutSetting)]])
+        case "synchronous":
+            guard pragma.assigns, let value = pragma.value else {
+                return rows(["synchronous"], [[.integer(max(storeSynchronousLevel, echoedPragmas.synchronous ?? 0))]])
+            }
+            echoedPragmas.synchronous = try Self.synchronousLevel(value)
+            return SQLResult()
+        case "page_size":
+            if pragma.value != nil { return SQLResult() }
+            return rows(["page_size"], [[.integer(4096)]])
+        case "encoding":
+            if pragma.value != nil { return SQLResult() }
+            return rows(["encoding"], [[.text("UTF-8")]])
+        case "wal_autocheckpoint", "journal_size_limit":
+            let isLimit = pragma.name == "journal_size_limit"
+            if let value = pragma.value {
+                guard let number = Int64(value) else { throw SQLExecutionError("PRAGMA \(pragma.name): not an integer: \(value)") }
+                if isLimit { echoedPragmas.journalSizeLimit = max(-1, number) } else { echoedPragmas.walAutocheckpoint = max(0, number) }
+            }
+            return rows([pragma.name], [[.integer(isLimit ? echoedPragmas.journalSizeLimit : echoedPragmas.walAutocheckpoint)]])
+        case "temp_store":
+            guard pragma.assigns, let value = pragma.value else { return rows(["temp_store"], [[.integer(echoedPragmas.tempStore)]]) }
+            switch value.lowercased() {
+            case "0", "default": echoedPragmas.tempStore = 0
+            case "1", "file": echoedPragmas.tempStore = 1
+            case "2", "memory": echoedPragmas.tempStore = 2
+            default: throw SQLExecutionError("PRAGMA temp_store: not DEFAULT, FILE or MEMORY: \(value)")
+            }
+            return SQLResult()
+        case "defer_foreign_keys":
+            guard pragma.assigns, let value = pragma.value else {
+                return rows(["defer_foreign_keys"], [[.integer(echoedPragmas.deferForeignKeys ? 1 : 0)]])
+            }
+            echoedPragmas.deferForeignKeys = try Self.boolean(value, pragma: pragma.name)
+            return SQLResult()
+        case "recursive_triggers":
+            guard pragma.assigns, let value = pragma.value else { return rows(["recursive_triggers"], [[.integer(0)]]) }
+            if try Self.boolean(value, pragma: pragma.name) { throw DAOError.unsupported("PRAGMA recursive_triggers = ON") }
+            return SQLResult()
+        case "optimize":
+            return SQLResult()
+        case "wal_checkpoint":
+            if let mode = pragma.value, !["passive", "full", "restart", "truncate"].contains(mode.lowercased()) {
+                throw SQLExecutionError("PRAGMA wal_checkpoint: unknown mode \(mode)")
+            }
+            if explicitTransaction { return rows(["busy", "log", "checkpointed"], [[.integer(1), .integer(-1), .integer(-1)]]) }
+            try checkpointLocked()
+            return rows(["busy", "log", "checkpointed"], [[.integer(0), .integer(0), .integer(0)]])
+        case "integrity_check", "quick_check":
+            var limit = 100
+            if let value = pragma.value {
+                if let number = Int(value) {
+                    limit = number > 0 ? number : 100
+                } else {
+                    _ = try self.table(named: value)   // a table to check: the whole store is checked
+                }
+            }
+            let problems = try store.verify().problems
+            return rows([pragma.name], problems.isEmpty ? [[.text("ok")]] : problems.prefix(limit).map { [.text($0)] })
         default:
             throw DAOError.unsupported("PRAGMA \(pragma.name)")
+        }
+    }
+
+    /// The `synchronous` level the store gives by itself: FULL (2) when each write is synced,
+    /// NORMAL (1) when a bounded loss window is (group commit, the default mode's syncer), OFF
+    /// (0) when nothing is synced before close or `sync()`.
+    var storeSynchronousLevel: Int64 {
+        let options = store.options
+        switch options.durability {
+        case .fsyncEachWrite: return 2
+        case .groupCommit: return 1
+        case .processCrashSafe: return options.maxUnsyncedInterval != nil || options.maxUnsyncedBytes != nil ? 1 : 0
+        }
+    }
+
+    /// Whether every commit is to be synced before it returns: `PRAGMA synchronous` asked for
+    /// FULL or EXTRA and the store does not sync each write by itself.
+    var syncsEachCommit: Bool { (echoedPragmas.synchronous ?? 0) >= 2 && storeSynchronousLevel < 2 }
+
+    /// A `synchronous` value: 0-3 or OFF, NORMAL, FULL, EXTRA.
+    private static func synchronousLevel(_ value: String) throws -> Int64 {
+        switch value.lowercased() {
+        case "0", "off": return 0
+        case "1", "normal": return 1
+        case "2", "full": return 2
+        case "3", "extra": return 3
+        default: throw SQLExecutionError("PRAGMA synchronous: not OFF, NORMAL, FULL or EXTRA: \(value)")
         }
     }
 
@@ -139,4 +241,15 @@ extension SQLDatabase {
         pendingVersionRecord = record.encoded()
         undoLog.append(.action { [unowned self] in self.pendingVersionRecord = old })
     }
+}
+
+/// The pragmas a framework's open sequence sets that are kept only to be read back
+/// (`SQLDatabase.runPragma`), with SQLite's defaults; and `synchronous` as last asked.
+struct OpenPragmas {
+    var walAutocheckpoint: Int64 = 1000
+    var journalSizeLimit: Int64 = -1
+    var tempStore: Int64 = 0
+    var deferForeignKeys = false
+    /// nil until set.
+    var synchronous: Int64?
 }

@@ -25,14 +25,17 @@ extension SQLDatabase {
     ///   store; `StoreError` from writing the file or the record (then the next attach
     ///   rebuilds from the rows; no row is affected).
     public func checkpoint() throws {
-        try withStatementLock {
-            guard !explicitTransaction else { throw SQLExecutionError("cannot checkpoint within a transaction") }
-            guard !store.options.readOnly else { throw StoreError.readOnly }
-            try writeCheckpoint()
-            // The store's keydir snapshot too, so the close before the next open has nothing
-            // to write (LogStore skips a snapshot that is still exact).
-            try store.writeIndexSnapshot()
-        }
+        try withStatementLock { try checkpointLocked() }
+    }
+
+    /// `checkpoint()` for a caller that holds the statement lock (`PRAGMA wal_checkpoint`).
+    func checkpointLocked() throws {
+        guard !explicitTransaction else { throw SQLExecutionError("cannot checkpoint within a transaction") }
+        guard !store.options.readOnly else { throw StoreError.readOnly }
+        try writeCheckpoint()
+        // The store's keydir snapshot too, so the close before the next open has nothing
+        // to write (LogStore skips a snapshot that is still exact).
+        try store.writeIndexSnapshot()
     }
 
     /// The checkpoint `LogStore.close()` writes: skipped while a transaction is open (its

@@ -68,6 +68,9 @@ public final class SQLDatabase: @unchecked Sendable {
     /// `PRAGMA foreign_keys` and `PRAGMA busy_timeout` as last set (Pragmas.swift).
     @exclusivity(unchecked) var foreignKeysSetting = false
     @exclusivity(unchecked) var busyTimeoutSetting: Int64 = 0
+    /// The settings that only echo (Pragmas.swift, `OpenPragmas`): `wal_autocheckpoint`,
+    /// `journal_size_limit`, `temp_store`, `defer_foreign_keys`, `synchronous` as asked.
+    @exclusivity(unchecked) var echoedPragmas = OpenPragmas()
     @exclusivity(unchecked) var catalogSpace: LogStore.KeySpace?
     /// Bumped by every schema change (cached resolutions are keyed by it).
     @exclusivity(unchecked) var schemaVersion = 0
@@ -464,6 +467,7 @@ public final class SQLDatabase: @unchecked Sendable {
         }
         checkpointChangeWritten()
         checkpointCurrent = false
+        let wroteToStore = !commitTables.isEmpty || !pendingClears.isEmpty || !dirtyCatalog.isEmpty || pendingVersionRecord != nil || viewsDirty
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
         undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
         for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: table.overlay.count <= Self.keptCapacity) }
@@ -474,6 +478,9 @@ public final class SQLDatabase: @unchecked Sendable {
         pendingClears.removeAll()
         pendingVersionRecord = nil
         viewsDirty = false
+        // `PRAGMA synchronous = FULL` on a store that does not sync each write: the commit is
+        // in the store; a failed sync throws here (and the store refuses later writes).
+        if wroteToStore, syncsEachCommit { try store.sync() }
     }
 
     /// Adds the commit's catalog, schema-version, views and checkpoint records (CommitBatch).
