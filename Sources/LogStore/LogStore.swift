@@ -270,6 +270,14 @@ public final class LogStore: Sendable {
         try engine.keyCount(space: space)
     }
 
+    /// The number of keys in the keydir of every space that has any (expired ones not yet
+    /// dropped included): what a walk of the live records must meet (`ustore export` checks it).
+    /// - Throws: `StoreError.closed`.
+    /// - Complexity: O(spaces).
+    package func keyCounts() throws -> [KeySpace: Int] {
+        try engine.keyCounts()
+    }
+
     /// Stores `value` under `key`, protected by `crypt`: `DataCrypt.default` encrypts with the
     /// store's key (AES-256-GCM), a custom crypt with its own function, `DataCrypt.plain` not at
     /// all, nil as the store's options say. `purgeable` marks it for the cache cleaner.

@@ -12,8 +12,9 @@ struct ExportCommand: ParsableCommand {
             unexpired record: space, spaceName (for the spaces of tables, caches and preferences), \
             key_base64, value_base64 (as `get` returns it), expiresAt (ms since 1970) when it \
             expires, purgeable when set. Encrypted values need the store's key. A value written \
-            with a custom crypt cannot be decoded: export fails naming it, unless \
-            --skip-undecodable (then it is reported on stderr and left out). The output holds \
+            with a custom crypt cannot be decoded, and a damaged record cannot be read: export \
+            fails naming it, unless --skip-undecodable (then it is reported on stderr and left \
+            out). The output holds \
             values in the clear: protect it as the store's key.
             """
     )
@@ -71,7 +72,9 @@ struct StoreExporter {
         // The DAO index checkpoint record (FORMAT.md "DAO index checkpoint") is derived data: it
         // names the store's `dao-indexes` file, which an export does not carry.
         let derived = names.filter { $0.value == Self.indexCheckpointSpaceName }.map(\.key)
+        var liveFound: [LogStore.KeySpace: Int] = [:]
         try store.forEachRecord { record in
+            if record.isLive, !record.isTombstone { liveFound[record.space, default: 0] += 1 }
             guard record.isLive, !record.isTombstone, record.space != LogStore.engineSpace,
                   !derived.contains(record.space) else { return }
             let expiresAt = record.expiresAt.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
@@ -83,6 +86,16 @@ struct StoreExporter {
             } else {
                 transformed.append(Wanted(space: record.space, key: record.key, expiresAt: expiresAt, purgeable: purgeable))
             }
+        }
+        // A key whose record is damaged is in the keydir but not among the records the walk
+        // could read (a store opened from its index snapshot trusts the records it covers):
+        // an export without it would lose it silently.
+        for (space, count) in try store.keyCounts() where space != LogStore.engineSpace && !derived.contains(space) {
+            let missing = count - liveFound[space, default: 0]
+            guard missing > 0 else { continue }
+            let what = "space \(space): \(missing) key(s) whose record cannot be read (`ustore verify` names them)"
+            guard skipUndecodable else { throw ExportError(description: "\(what) (--skip-undecodable leaves them out)") }
+            Output.error("left out \(what)")
         }
         for wanted in transformed {
             let value: [UInt8]?

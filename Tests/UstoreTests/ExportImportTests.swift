@@ -60,6 +60,32 @@ final class ExportImportTests: UstoreTestCase {
         XCTAssertEqual(try ustoreOK(["export", copy.path]).stdoutText, exported)
     }
 
+    /// A record damaged after the store was closed (its index snapshot still points at it):
+    /// export fails naming its space instead of leaving the key out, and with
+    /// `--skip-undecodable` leaves it out and says so.
+    func testADamagedRecordFailsTheExportInsteadOfVanishing() throws {
+        let store = try makeStorePath()
+        let logStore = try LogStore(directory: store)
+        for i in 0 ..< 20 { try logStore.put(Array("value-\(i)-\(String(repeating: "v", count: 40))".utf8), forKey: Array("key-\(i)".utf8)) }
+        try logStore.close()   // writes the index snapshot
+        let segment = try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: store.path).first { $0.hasSuffix(".seg") })
+        let url = store.appendingPathComponent(segment)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let needle = Array("value-7-".utf8)
+        let at = try XCTUnwrap((0 ... bytes.count - needle.count).first { Array(bytes[$0 ..< $0 + needle.count]) == needle })
+        bytes[at + 3] ^= 0x20
+        try Data(bytes).write(to: url)
+
+        let failed = try ustore(["export", store.path])
+        XCTAssertNotEqual(failed.status, 0, "an export that silently lost key-7")
+        XCTAssertTrue(failed.stderr.contains("cannot be read"), failed.stderr)
+        let skipped = try ustoreOK(["export", store.path, "--skip-undecodable"])
+        let keys = try records(skipped.stdoutText).compactMap { $0["key_base64"] as? String }
+            .compactMap { Data(base64Encoded: $0) }.map { String(decoding: $0, as: UTF8.self) }
+        XCTAssertEqual(Set(keys), Set((0 ..< 20).filter { $0 != 7 }.map { "key-\($0)" }))
+        XCTAssertTrue(skipped.stderr.contains("left out"), skipped.stderr)
+    }
+
     func testEncryptedStoreMovesToAnotherKeyAndNeedsItsKeyToExport() throws {
         let store = try makeVariedStore(key: ["--key-hex", Self.keyHex])
         let keyless = try ustore(["export", store.path])

@@ -26,6 +26,16 @@ extension StoreEngine {
         }
     }
 
+    /// Keys in the keydir, by space (spaces with none left out).
+    func keyCounts() throws -> [UInt32: Int] {
+        try rw.withReadLock {
+            guard !isClosed else { throw StoreError.closed }
+            var counts: [UInt32: Int] = [:]
+            for (space, table) in zip(keydir.spaces, keydir.tables) where table.count > 0 { counts[space] = table.count }
+            return counts
+        }
+    }
+
     func forEachStoredValue(space: UInt32, parts: Int, partsUsed: (Int) -> Void,
                             _ body: (Int, UnsafeRawBufferPointer, UnsafeRawBufferPointer?) -> Void) throws {
         try rw.withReadLock {
