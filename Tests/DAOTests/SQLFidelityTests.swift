@@ -38,6 +38,44 @@ final class SQLFidelityTests: XCTestCase {
     }
 
     /// `FROM (VALUES ...)`: a VALUES list as a FROM item, its columns `column1`, `column2`, ...
+    /// Row values compared with row values (keyset paging: `(sent_at, id) < (?, ?)`), with
+    /// SQLite's NULL rules and each pair's own affinity, and `UPDATE ... SET (a, b) = (x, y)`.
+    func testRowValueComparisons() throws {
+        let d = try Differential()
+        d.check("CREATE TABLE m (id INTEGER PRIMARY KEY, conv INTEGER, sent_at INTEGER, body TEXT, n)")
+        d.check("CREATE INDEX m_conv_sent ON m (conv, sent_at, id)")
+        for i in 1 ... 60 {
+            let sent = i % 7 == 0 ? "NULL" : "\(1_700_000_000 + (i * 37) % 23)"
+            d.check("INSERT INTO m (conv, sent_at, body, n) VALUES (\(i % 3), \(sent), 'b\(i)', \(i % 5 == 0 ? "'12'" : "\(i % 4)"))")
+        }
+        for op in ["=", "==", "<>", "!=", "<", "<=", ">", ">=", "IS", "IS NOT", "IS DISTINCT FROM", "IS NOT DISTINCT FROM"] {
+            d.check("SELECT id FROM m WHERE (sent_at, id) \(op) (1700000010, 30) ORDER BY id")
+            d.check("SELECT id, (conv, sent_at, n) \(op) (1, 1700000010, 2) FROM m ORDER BY id")
+            d.check("SELECT (1, NULL) \(op) (1, NULL), (1, NULL) \(op) (2, NULL), (NULL, 1) \(op) (1, 2), (1, 'a') \(op) (1, 'b')")
+        }
+        // Keyset paging, the shape a chat inbox sends, with bound parameters.
+        let page = d.check("SELECT id FROM m WHERE conv = ? AND (sent_at, id) < (?, ?) ORDER BY sent_at DESC, id DESC LIMIT 5",
+                           [.integer(1), .integer(1_700_000_015), .integer(40)])
+        XCTAssertEqual(page?.count, 5, "both engines answered")
+        // Each pair with its own affinity: n (no affinity) against '12' and 12.
+        d.check("SELECT id FROM m WHERE (conv, n) = (0, '12') ORDER BY id")
+        d.check("SELECT id FROM m WHERE (conv, n) = (0, 12) ORDER BY id")
+        d.check("SELECT id FROM m WHERE (body, conv) >= ('b5', 2) ORDER BY id")
+        d.check("UPDATE m SET (body, n) = ('moved', n + 1) WHERE (conv, id) <= (1, 10)")
+        d.check("UPDATE m SET (n) = (7), body = body || '!' WHERE id = 3")
+        XCTAssertEqual(d.check("SELECT id, body, n FROM m ORDER BY id")?.count, 60, "both engines answered")
+        // conv 0's 20 rows and conv 1's ids 1, 4, 7, 10 moved; id 3 (conv 0) renamed after.
+        XCTAssertEqual(d.check("SELECT count(*) FROM m WHERE body = 'moved'"), [[.integer(23)]])
+        // Different sizes: both refuse ("row value misused").
+        d.check("SELECT (1, 2) = (1, 2, 3)")
+        XCTAssertThrowsError(try d.database.execute("UPDATE m SET (body, n) = ('x')"))
+        // A row value anywhere else is refused, not misread.
+        XCTAssertThrowsError(try d.database.execute("SELECT (1, 2)")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try d.database.execute("SELECT (id, conv) IN (SELECT id, conv FROM m) FROM m"))
+    }
+
     func testValuesListInFrom() throws {
         let d = try Differential()
         d.check("SELECT * FROM (VALUES (1, 'one'), (2, 'two')) ORDER BY 1 DESC")

@@ -230,6 +230,9 @@ struct Resolver {
                 if args.count == 2, case .literal(.text(let collation)) = args[1] { throw DAOError.unsupported("COLLATE \(collation)") }
                 throw DAOError.unsupported("COLLATE")
             }
+            if name == Parser.rowValueFunctionName {   // a row value other than in a comparison of two
+                throw DAOError.unsupported("row value")
+            }
             if name == TriggerRaise.functionName {   // RAISE(...) in a trigger's body (Triggers.swift)
                 return .function(name: name, args: try args.map { try resolve($0, allowAggregates: false) }, distinct: false, star: false)
             }

@@ -684,18 +684,41 @@ struct Parser {
         if !acceptKeyword("NOTHING") {
             try expectKeyword("UPDATE")
             try expectKeyword("SET")
-            var assignments: [(String, Expr)] = []
-            repeat {
-                if peekSymbol("(") { throw DAOError.unsupported("row value") }
-                let name = try parseName()
-                try expectSymbol("=")
-                assignments.append((name, try parseExpression()))
-            } while acceptSymbol(",")
-            clause.assignments = assignments
+            clause.assignments = try parseAssignments()
             if acceptKeyword("WHERE") { clause.whereClause = try parseExpression() }
         }
         if peekKeyword("ON") { throw DAOError.unsupported("several ON CONFLICT clauses") }
         return clause
+    }
+
+    /// `name = expr, ...` after SET (UPDATE, an upsert's DO UPDATE); `(a, b) = (x, y)` sets
+    /// each column to its item. (`(a, b) = (SELECT ...)` is refused.)
+    private mutating func parseAssignments() throws -> [(String, Expr)] {
+        var assignments: [(String, Expr)] = []
+        repeat {
+            if acceptSymbol("(") {
+                var names: [String] = []
+                repeat { names.append(try parseName()) } while acceptSymbol(",")
+                try expectSymbol(")")
+                try expectSymbol("=")
+                let value = try parseExpression()
+                let items = Self.rowValueItems(value) ?? [value]
+                if names.count == 1, Self.rowValueItems(value) == nil {
+                    assignments.append((names[0], value))
+                    continue
+                }
+                guard Self.rowValueItems(value) != nil else { throw DAOError.unsupported("row value") }
+                guard items.count == names.count else {
+                    throw SQLExecutionError("\(names.count) columns assigned \(items.count) values")
+                }
+                assignments += zip(names, items).map { ($0, $1) }
+                continue
+            }
+            let name = try parseName()
+            try expectSymbol("=")
+            assignments.append((name, try parseExpression()))
+        } while acceptSymbol(",")
+        return assignments
     }
 
     /// The conflict resolution after `INSERT OR` / `UPDATE OR`.
@@ -713,13 +736,7 @@ struct Parser {
         let mode = acceptKeyword("OR") ? try parseConflictMode(after: "UPDATE") : .abort
         let table = try parseObjectName()
         try expectKeyword("SET")
-        var assignments: [(String, Expr)] = []
-        repeat {
-            if peekSymbol("(") { throw DAOError.unsupported("row value") }
-            let name = try parseName()
-            try expectSymbol("=")
-            assignments.append((name, try parseExpression()))
-        } while acceptSymbol(",")
+        var assignments = try parseAssignments()
         var from: [FromItem]?
         if acceptKeyword("FROM") { from = try parseFromItems() }
         var whereClause: Expr?
@@ -1090,20 +1107,20 @@ struct Parser {
     private mutating func parseEquality() throws -> Expr {
         var left = try parseRelational()
         while true {
-            if acceptSymbol("=") || acceptSymbol("==") { left = .binary(.equal, left, try parseRelational()); continue }
-            if acceptSymbol("!=") || acceptSymbol("<>") { left = .binary(.notEqual, left, try parseRelational()); continue }
+            if acceptSymbol("=") || acceptSymbol("==") { left = try Self.compare(.equal, left, try parseRelational()); continue }
+            if acceptSymbol("!=") || acceptSymbol("<>") { left = try Self.compare(.notEqual, left, try parseRelational()); continue }
             if acceptKeyword("IS") {
                 let negated = acceptKeyword("NOT")
                 if acceptKeyword("DISTINCT") {
                     try expectKeyword("FROM")
-                    left = .binary(negated ? .isOp : .isNot, left, try parseRelational())
+                    left = try Self.compare(negated ? .isOp : .isNot, left, try parseRelational())
                     continue
                 }
                 if let truth = acceptTruthValue() {
                     left = Self.truthTest(left, isTrue: truth, negated: negated)
                     continue
                 }
-                left = .binary(negated ? .isNot : .isOp, left, try parseRelational())
+                left = try Self.compare(negated ? .isNot : .isOp, left, try parseRelational())
                 continue
             }
             if acceptKeyword("ISNULL") { left = .isNull(left, negated: false); continue }
@@ -1167,10 +1184,10 @@ struct Parser {
     private mutating func parseRelational() throws -> Expr {
         var left = try parseBitwise()
         while true {
-            if acceptSymbol("<") { left = .binary(.less, left, try parseBitwise()) }
-            else if acceptSymbol("<=") { left = .binary(.lessEqual, left, try parseBitwise()) }
-            else if acceptSymbol(">") { left = .binary(.greater, left, try parseBitwise()) }
-            else if acceptSymbol(">=") { left = .binary(.greaterEqual, left, try parseBitwise()) }
+            if acceptSymbol("<") { left = try Self.compare(.less, left, try parseBitwise()) }
+            else if acceptSymbol("<=") { left = try Self.compare(.lessEqual, left, try parseBitwise()) }
+            else if acceptSymbol(">") { left = try Self.compare(.greater, left, try parseBitwise()) }
+            else if acceptSymbol(">=") { left = try Self.compare(.greaterEqual, left, try parseBitwise()) }
             else { return left }
         }
     }
@@ -1243,6 +1260,44 @@ struct Parser {
 
     /// The marker call of a NOCASE or RTRIM collation (a name no SQL can call: it has a space).
     static let collateFunctionName = "collate "
+
+    /// The marker call of a row value `(a, b, ...)` (a name no SQL can call).
+    static let rowValueFunctionName = "row value"
+
+    /// The items of a row value marker, or nil for any other expression.
+    static func rowValueItems(_ expr: Expr) -> [Expr]? {
+        if case .function(let name, let args, _, _) = expr, name == rowValueFunctionName { return args }
+        return nil
+    }
+
+    /// `left op right`; two row values of one size are compared as SQLite compares them, item
+    /// by item from the left: `=` and `IS` when every pair is, `<>` and `IS NOT` when any pair
+    /// is; `<`, `<=`, `>`, `>=` decided by the first pair that differs (a NULL in a pair
+    /// reached makes the answer NULL). So `(a, b) < (x, y)` is `a < x OR (a = x AND b < y)`,
+    /// each pair compared with its own affinities.
+    /// - Throws: `SQLExecutionError` ("row value misused") for row values of different sizes;
+    ///   `DAOError.unsupported` for a row value against anything else (a subquery's row).
+    static func compare(_ op: BinaryOperator, _ left: Expr, _ right: Expr) throws -> Expr {
+        let leftItems = rowValueItems(left), rightItems = rowValueItems(right)
+        guard leftItems != nil || rightItems != nil else { return .binary(op, left, right) }
+        guard let l = leftItems, let r = rightItems else { throw DAOError.unsupported("row value") }
+        guard l.count == r.count else { throw SQLExecutionError("row value misused") }
+        switch op {
+        case .equal, .isOp:
+            return l.indices.dropFirst().reduce(Expr.binary(op, l[0], r[0])) { .binary(.and, $0, .binary(op, l[$1], r[$1])) }
+        case .notEqual, .isNot:
+            return l.indices.dropFirst().reduce(Expr.binary(op, l[0], r[0])) { .binary(.or, $0, .binary(op, l[$1], r[$1])) }
+        case .less, .lessEqual, .greater, .greaterEqual:
+            let strict: BinaryOperator = op == .less || op == .lessEqual ? .less : .greater
+            var result = Expr.binary(op, l[l.count - 1], r[r.count - 1])
+            for i in stride(from: l.count - 2, through: 0, by: -1) {
+                result = .binary(.or, .binary(strict, l[i], r[i]), .binary(.and, .binary(.equal, l[i], r[i]), result))
+            }
+            return result
+        default:
+            throw DAOError.unsupported("row value")
+        }
+    }
 
     /// What an ORDER BY term `x COLLATE NOCASE | RTRIM` sorts on: a text folded as SQLite's
     /// collation compares it (NOCASE: ASCII letters to lower case; RTRIM: trailing spaces
@@ -1318,9 +1373,17 @@ struct Parser {
                 return .subquery(SubqueryPlan(select))
             }
             let inner = try parseExpression()
-            if peekSymbol(",") { throw DAOError.unsupported("row value") }
+            guard acceptSymbol(",") else {
+                try expectSymbol(")")
+                return inner
+            }
+            // `(a, b, ...)`: a row value, kept as a marker call that a comparison with another
+            // row value of the same size takes apart (`compare`); anywhere else the resolver
+            // refuses it.
+            var items = [inner]
+            repeat { items.append(try parseExpression()) } while acceptSymbol(",")
             try expectSymbol(")")
-            return inner
+            return .function(name: Parser.rowValueFunctionName, args: items, distinct: false, star: false)
         case .quotedIdentifier:
             position += 1
             return try parseColumnTail(first: token.text)
