@@ -320,3 +320,86 @@ final class SQLFidelityTests: XCTestCase {
         }
     }
 }
+
+/// `ON CONFLICT` clauses on PRIMARY KEY, UNIQUE and NOT NULL constraints (Android's
+/// `UNIQUE (...) ON CONFLICT REPLACE`): used by INSERT and UPDATE without an OR clause, in
+/// SQLite's order when several constraints clash; kept in the catalog across a reopen.
+final class ConstraintConflictClauseTests: XCTestCase {
+    private let tables = [
+        "CREATE TABLE q (id INTEGER PRIMARY KEY, entity TEXT NOT NULL, entity_id INTEGER NOT NULL, op TEXT, UNIQUE (entity, entity_id) ON CONFLICT REPLACE)",
+        "CREATE TABLE c (id INTEGER PRIMARY KEY ON CONFLICT REPLACE, u TEXT UNIQUE, v TEXT UNIQUE ON CONFLICT IGNORE, w TEXT NOT NULL ON CONFLICT IGNORE)",
+        "CREATE TABLE d (a TEXT PRIMARY KEY ON CONFLICT IGNORE, b INTEGER NOT NULL ON CONFLICT REPLACE DEFAULT 7, c TEXT UNIQUE ON CONFLICT FAIL)",
+        "CREATE TABLE r (k INTEGER, s TEXT, t TEXT UNIQUE ON CONFLICT REPLACE, PRIMARY KEY (k, s) ON CONFLICT REPLACE)",
+    ]
+
+    private let statements = [
+        "INSERT INTO q (entity, entity_id, op) VALUES ('note', 1, 'insert')",
+        "INSERT INTO q (entity, entity_id, op) VALUES ('note', 1, 'update')",
+        "INSERT INTO q (entity, entity_id, op) VALUES ('note', 2, 'insert'), ('note', 1, 'delete')",
+        "INSERT OR ABORT INTO q (entity, entity_id, op) VALUES ('note', 2, 'abort')",
+        "INSERT OR IGNORE INTO q (entity, entity_id, op) VALUES ('note', 2, 'ignored')",
+        "UPDATE q SET entity_id = 2 WHERE op = 'delete'",
+        "INSERT INTO q (entity, entity_id, op) VALUES (NULL, 3, 'null entity')",
+        "INSERT INTO c VALUES (1, 'a', 'x', 'w1')",
+        "INSERT INTO c VALUES (1, 'b', 'y', 'w2')",
+        "INSERT INTO c VALUES (2, 'b', 'z', 'w3')",
+        "INSERT INTO c VALUES (3, 'c', 'y', 'w4')",
+        "INSERT INTO c VALUES (4, 'd', 'q', NULL)",
+        "INSERT INTO c VALUES (2, 'e', 'r', 'w5')",
+        "INSERT INTO c VALUES (5, 'e', 'r', 'w6')",
+        "INSERT INTO c VALUES (5, 'e', 'r', 'w7')",
+        "INSERT INTO c VALUES (6, 'b', 'y', 'w8')",
+        "UPDATE c SET v = 'y' WHERE id = 5",
+        "UPDATE c SET id = 1 WHERE id = 5",
+        "INSERT INTO d VALUES ('k', 1, 'c1')",
+        "INSERT INTO d VALUES ('k', 2, 'c2')",
+        "INSERT INTO d VALUES ('m', NULL, 'c3')",
+        "INSERT INTO d VALUES ('n', 3, 'c1')",
+        "INSERT OR REPLACE INTO d VALUES ('n', 3, 'c1')",
+        "UPDATE d SET b = NULL WHERE a = 'k'",
+        "INSERT INTO r VALUES (1, 'a', 't1')",
+        "INSERT INTO r VALUES (1, 'a', 't2')",
+        "INSERT INTO r VALUES (2, 'b', 't2')",
+        "INSERT INTO r VALUES (3, 'c', 't2'), (4, 'd', 't3')",
+        "UPDATE r SET k = 4, s = 'd' WHERE t = 't2'",
+        // An upsert's target takes its own path; the other constraints keep their clauses.
+        "INSERT INTO q (entity, entity_id, op) VALUES ('note', 2, 'upsert') ON CONFLICT (entity, entity_id) DO UPDATE SET op = 'upserted'",
+        "INSERT INTO c VALUES (9, 'a', 'zz', 'w9') ON CONFLICT DO NOTHING",
+        "INSERT INTO c VALUES (10, 'new', 'y', 'w10') ON CONFLICT (u) DO NOTHING",
+        "UPDATE OR ABORT c SET v = 'y' WHERE id = 10",
+        "UPDATE OR REPLACE d SET c = 'c1' WHERE a = 'm'",
+        "ALTER TABLE c ADD COLUMN extra TEXT NOT NULL ON CONFLICT REPLACE DEFAULT 'dflt'",
+        "INSERT INTO c VALUES (11, 'f', 's', 'w11', NULL)",
+    ]
+
+    private func checkAll(_ d: Differential) {
+        for sql in tables { d.check(sql) }
+        for sql in statements {
+            d.check(sql)
+            for table in ["q", "c", "d", "r"] { d.check("SELECT rowid, * FROM \(table) ORDER BY rowid") }
+        }
+    }
+
+    func testConflictClausesResolveAsSQLite() throws {
+        let d = try Differential()
+        checkAll(d)
+        XCTAssertEqual(d.check("SELECT count(*) FROM q"), [[.integer(1)]], "both engines answered (the UPDATE replaced a row)")
+        // The catalog keeps the clauses: PRAGMA-visible through sqlite_master's canonical text.
+        let sql = try d.database.execute("SELECT sql FROM sqlite_master WHERE name = 'c'").rows
+        XCTAssertEqual(sql, [[.text("CREATE TABLE \"c\" (\"id\" INTEGER PRIMARY KEY ON CONFLICT REPLACE, \"u\" TEXT UNIQUE, \"v\" TEXT UNIQUE ON CONFLICT IGNORE, \"w\" TEXT NOT NULL ON CONFLICT IGNORE, \"extra\" TEXT NOT NULL ON CONFLICT REPLACE DEFAULT 'dflt')")]])
+    }
+
+    func testClausesSurviveAReopen() throws {
+        let temporary = try TemporaryStore()
+        var db = try temporary.database
+        for sql in tables { try db.execute(sql) }
+        try db.execute("INSERT INTO q (entity, entity_id, op) VALUES ('note', 1, 'insert')")
+        try temporary.reopen()
+        db = try temporary.database
+        try db.execute("INSERT INTO q (entity, entity_id, op) VALUES ('note', 1, 'update')")
+        XCTAssertEqual(try db.execute("SELECT entity, entity_id, op FROM q").rows, [[.text("note"), .integer(1), .text("update")]])
+        try db.execute("INSERT INTO c VALUES (1, 'a', 'x', 'w1')")
+        try db.execute("INSERT INTO c VALUES (1, 'b', 'y', NULL)")   // NOT NULL ON CONFLICT IGNORE: skipped
+        XCTAssertEqual(try db.execute("SELECT * FROM c").rows, [[.integer(1), .text("a"), .text("x"), .text("w1")]])
+    }
+}

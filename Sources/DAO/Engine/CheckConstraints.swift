@@ -20,7 +20,7 @@ extension SQLDatabase {
             case .ignore: return false
             case .fail: throw FailResolution(message: message)
             case .rollback: throw endingTransaction(message)
-            case .abort, .replace: throw DAOError.constraint(message)
+            case .abort, .replace, .unspecified: throw DAOError.constraint(message)   // CHECK has no ON CONFLICT
             }
         }
         return true

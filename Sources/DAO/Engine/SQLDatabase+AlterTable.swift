@@ -128,6 +128,7 @@ extension SQLDatabase {
         var shortened = definition
         shortened.columns.remove(at: position)
         shortened.columnUnique.remove(at: position)
+        if position < shortened.columnUniqueConflicts.count { shortened.columnUniqueConflicts.remove(at: position) }
         shortened.columnPrimaryKey = definition.columnPrimaryKey.map { $0 > position ? $0 - 1 : $0 }
         guard case .createTable(let create) = try Parser.parse(shortened.createSQL).0 else {
             throw SQLExecutionError("error in table \(definition.name) after drop column")

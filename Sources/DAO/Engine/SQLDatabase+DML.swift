@@ -157,13 +157,13 @@ extension SQLDatabase {
         }
         for index in columns.indices where columns[index].notNull && index != table.definition.rowidColumn {
             if case .null = row[index] {
-                switch mode {
+                switch mode.resolved(columns[index].notNullConflict) {
                 case .ignore: return false
                 case .replace:
                     let fallback = SQLValues.apply(columns[index].affinity, to: try defaultValue(columns[index], context))
                     if case .null = fallback { fallthrough }
                     row[index] = fallback
-                case .abort:
+                case .abort, .unspecified:
                     throw DAOError.constraint("NOT NULL constraint failed: \(columnName(table, index))")
                 case .fail:
                     throw FailResolution(message: "NOT NULL constraint failed: \(columnName(table, index))")
@@ -176,10 +176,12 @@ extension SQLDatabase {
     }
 
     /// Rowids of rows other than `except` that collide with `row` in a unique index, with the
-    /// index's columns for the error message.
+    /// index's columns for the error message. In SQLite's order: the newest index first (its
+    /// schema keeps a table's indexes newest first: CREATE INDEX ones, then the constraints'
+    /// from the last declared), so a row that breaks two constraints names the one SQLite names.
     func conflicts(_ table: TableState, row: [SQLValue], except: Int64?) -> [(rowid: Int64, index: Int)] {
         var found: [(Int64, Int)] = []
-        for (number, index) in table.indexes.enumerated() where index.schema.unique {
+        for (number, index) in table.indexes.enumerated().reversed() where index.schema.unique {
             let key = index.key(of: row)
             if key.contains(where: { if case .null = $0 { return true }; return false }) { continue }
             for rowid in index.rowids(matching: key) where rowid != except { found.append((rowid, number)) }
@@ -196,29 +198,32 @@ extension SQLDatabase {
     }
 
     /// The rows `row` clashes with when it goes in at `rowid`: the row holding that rowid when
-    /// `rowidTaken`, then those equal to it in a unique index (other than `except`), in that
-    /// order. ABORT throws SQLite's message for the first; IGNORE returns nil (the row is
-    /// skipped); REPLACE returns the rowids to delete before the row goes in.
+    /// `rowidTaken`, then those equal to it in a unique index (other than `except`). Each
+    /// clash is resolved by `mode`, or with `unspecified` by its constraint's ON CONFLICT
+    /// clause (ABORT without one). In SQLite's order: the clashes resolved otherwise than by
+    /// REPLACE first (the rowid's, then the indexes' in order), the first of them deciding:
+    /// ABORT, FAIL and ROLLBACK throw SQLite's message, IGNORE returns nil (the row is
+    /// skipped); only when every clash is REPLACE are the rowids returned, to be deleted
+    /// before the row goes in.
     func clashingRows(_ table: TableState, row: [SQLValue], at rowid: Int64, rowidTaken: Bool, except: Int64?,
                       mode: ConflictMode) throws -> Set<Int64>? {
         var victims: [Int64] = []
+        var clashes: [(rowids: [Int64], mode: ConflictMode, message: () -> String)] = []
         if rowidTaken {
-            switch mode {
-            case .abort: throw DAOError.constraint(rowidMessage(table))
-            case .fail: throw FailResolution(message: rowidMessage(table))
-            case .rollback: throw endingTransaction(rowidMessage(table))
-            case .ignore: return nil
-            case .replace: victims.append(rowid)
-            }
+            clashes.append(([rowid], mode.resolved(table.definition.rowidColumn != nil ? table.definition.primaryKeyConflict : nil),
+                            { self.rowidMessage(table) }))
         }
-        let clashes = conflicts(table, row: row, except: except)
-        if let first = clashes.first {
-            switch mode {
-            case .abort: throw DAOError.constraint(uniqueMessage(table, first.index))
-            case .fail: throw FailResolution(message: uniqueMessage(table, first.index))
-            case .rollback: throw endingTransaction(uniqueMessage(table, first.index))
+        for clash in conflicts(table, row: row, except: except) {
+            clashes.append(([clash.rowid], mode.resolved(table.indexes[clash.index].schema.conflict),
+                            { self.uniqueMessage(table, clash.index) }))
+        }
+        for clash in clashes {
+            switch clash.mode {
+            case .abort, .unspecified: throw DAOError.constraint(clash.message())
+            case .fail: throw FailResolution(message: clash.message())
+            case .rollback: throw endingTransaction(clash.message())
             case .ignore: return nil
-            case .replace: victims.append(contentsOf: clashes.map(\.rowid))
+            case .replace: victims.append(contentsOf: clash.rowids)
             }
         }
         return Set(victims)

@@ -242,8 +242,10 @@ extension SQLDatabase {
         let oldDefinition = table.definition
         table.definition.columns.append(ColumnSchema(name: column.name, typeName: column.typeName,
                                                      affinity: Affinity(declaredType: column.typeName), notNull: column.notNull,
+                                                     notNullConflict: column.notNullConflict,
                                                      defaultText: column.defaultText, defaultValue: column.defaultValue))
         table.definition.columnUnique.append(false)
+        table.definition.columnUniqueConflicts.append(nil)
         // The new column's REFERENCES goes after the other columns' (SQLite inserts the column's
         // text after the last column, before the table constraints).
         if let references = column.references {

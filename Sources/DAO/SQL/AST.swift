@@ -121,6 +121,10 @@ struct ColumnDefinition: Sendable {
     var autoincrement = false
     var notNull = false
     var unique = false
+    /// The `ON CONFLICT` clauses of the column's PRIMARY KEY, NOT NULL and UNIQUE.
+    var primaryKeyConflict: ConflictMode?
+    var notNullConflict: ConflictMode?
+    var uniqueConflict: ConflictMode?
     var defaultValue: Expr?
     /// The default's SQL text as written (persisted in the catalog).
     var defaultText: String?
@@ -180,6 +184,9 @@ struct CreateTableStatement: Sendable {
     var columns: [ColumnDefinition]
     var primaryKey: [IndexedColumn]?
     var uniques: [[IndexedColumn]]
+    /// The `ON CONFLICT` clauses of the table's PRIMARY KEY and of each UNIQUE (in order).
+    var primaryKeyConflict: ConflictMode? = nil
+    var uniqueConflicts: [ConflictMode?] = []
     var foreignKeys: [ForeignKey] = []
     /// Column CHECK constraints (in column order), then the table's.
     var checks: [CheckConstraint] = []
@@ -196,7 +203,28 @@ struct CreateIndexStatement: Sendable {
 }
 
 /// How INSERT OR / UPDATE OR resolves a broken constraint.
-enum ConflictMode: Sendable { case abort, fail, replace, ignore, rollback }
+/// How a statement resolves a constraint violation: `INSERT OR ...` / `UPDATE OR ...`, or,
+/// with `unspecified` (no OR clause), each constraint's own `ON CONFLICT` clause, ABORT where it
+/// has none (SQLite's rule).
+enum ConflictMode: Sendable, Equatable {
+    case abort, fail, replace, ignore, rollback, unspecified
+
+    /// The resolution for a constraint declared with `declared` (its ON CONFLICT clause).
+    func resolved(_ declared: ConflictMode?) -> ConflictMode {
+        self == .unspecified ? (declared ?? .abort) : self
+    }
+
+    /// The clause's keyword (ABORT for `unspecified`).
+    var keyword: String {
+        switch self {
+        case .abort, .unspecified: return "ABORT"
+        case .fail: return "FAIL"
+        case .replace: return "REPLACE"
+        case .ignore: return "IGNORE"
+        case .rollback: return "ROLLBACK"
+        }
+    }
+}
 
 struct InsertStatement: Sendable {
     var table: String
@@ -289,8 +317,8 @@ struct UpdateStatement: Sendable {
     var whereClause: Expr?
     var returning: [ResultColumn]? = nil
     /// `UPDATE OR REPLACE | IGNORE | ABORT | FAIL` (what Android's `updateWithOnConflict`
-    /// writes); ABORT when none is given.
-    var mode: ConflictMode = .abort
+    /// writes); `unspecified` when none is given.
+    var mode: ConflictMode = .unspecified
 }
 
 struct DeleteStatement: Sendable {

@@ -199,6 +199,8 @@ struct Parser {
         var columns: [ColumnDefinition] = []
         var primaryKey: [IndexedColumn]?
         var uniques: [[IndexedColumn]] = []
+        var primaryKeyConflict: ConflictMode?
+        var uniqueConflicts: [ConflictMode?] = []
         var foreignKeys: [ForeignKey] = []
         var checks: [CheckConstraint] = []
         repeat {
@@ -210,11 +212,11 @@ struct Parser {
                     throw SQLExecutionError("table \"\(name)\" has more than one primary key")
                 }
                 primaryKey = try parseIndexedColumns()
-                try skipConflictClause()
+                primaryKeyConflict = try parseConflictClause()
             } else if acceptKeyword("UNIQUE") {
                 try expectSymbol("(")
                 uniques.append(try parseIndexedColumns())
-                try skipConflictClause()
+                uniqueConflicts.append(try parseConflictClause())
             } else if acceptKeyword("CHECK") {
                 checks.append(try parseCheck(name: constraintName, column: nil))
             } else if acceptKeyword("FOREIGN") {
@@ -236,7 +238,8 @@ struct Parser {
         if peekKeyword("WITHOUT") { throw DAOError.unsupported("WITHOUT ROWID") }
         if peekKeyword("STRICT") { throw DAOError.unsupported("STRICT") }
         return .createTable(CreateTableStatement(name: name, ifNotExists: ifNotExists, columns: columns, primaryKey: primaryKey,
-                                                 uniques: uniques, foreignKeys: columns.compactMap(\.references) + foreignKeys,
+                                                 uniques: uniques, primaryKeyConflict: primaryKeyConflict, uniqueConflicts: uniqueConflicts,
+                                                 foreignKeys: columns.compactMap(\.references) + foreignKeys,
                                                  checks: columns.flatMap(\.checks) + checks, temporary: temporary))
     }
 
@@ -360,8 +363,11 @@ struct Parser {
         }
     }
 
-    private mutating func skipConflictClause() throws {
-        if peekKeyword("ON"), peekKeyword("CONFLICT", at: 1) { throw DAOError.unsupported("ON CONFLICT") }
+    /// A constraint's `ON CONFLICT ROLLBACK | ABORT | FAIL | IGNORE | REPLACE`, nil when none.
+    private mutating func parseConflictClause() throws -> ConflictMode? {
+        guard peekKeyword("ON"), peekKeyword("CONFLICT", at: 1) else { return nil }
+        position += 2
+        return try parseConflictMode(after: "ON CONFLICT")
     }
 
     private mutating func parseIfNotExists() throws -> Bool {
@@ -421,17 +427,17 @@ struct Parser {
             if acceptKeyword("PRIMARY") {
                 try expectKeyword("KEY")
                 if acceptKeyword("DESC") { column.primaryKeyDescending = true } else { _ = acceptKeyword("ASC") }
-                try skipConflictClause()
+                column.primaryKeyConflict = try parseConflictClause()
                 column.primaryKey = true
                 if acceptKeyword("AUTOINCREMENT") { column.autoincrement = true }
             } else if acceptKeyword("NOT") {
                 try expectKeyword("NULL")
-                try skipConflictClause()
+                column.notNullConflict = try parseConflictClause()
                 column.notNull = true
             } else if acceptKeyword("NULL") {
                 continue
             } else if acceptKeyword("UNIQUE") {
-                try skipConflictClause()
+                column.uniqueConflict = try parseConflictClause()
                 column.unique = true
             } else if acceptKeyword("DEFAULT") {
                 let start = current.start
@@ -591,7 +597,7 @@ struct Parser {
     }
 
     private mutating func parseInsert() throws -> InsertStatement {
-        var mode = ConflictMode.abort
+        var mode = ConflictMode.unspecified
         if acceptKeyword("REPLACE") {
             mode = .replace
         } else {
@@ -733,7 +739,7 @@ struct Parser {
 
     private mutating func parseUpdate() throws -> UpdateStatement {
         try expectKeyword("UPDATE")
-        let mode = acceptKeyword("OR") ? try parseConflictMode(after: "UPDATE") : .abort
+        let mode = acceptKeyword("OR") ? try parseConflictMode(after: "UPDATE") : .unspecified
         let table = try parseObjectName()
         try expectKeyword("SET")
         var assignments = try parseAssignments()

@@ -6,6 +6,8 @@ struct ColumnSchema: Sendable {
     var typeName: String
     var affinity: Affinity
     var notNull: Bool
+    /// The NOT NULL constraint's `ON CONFLICT` clause.
+    var notNullConflict: ConflictMode? = nil
     /// The DEFAULT clause's SQL text as written, or nil (NULL default).
     var defaultText: String?
     var defaultValue: Expr?
@@ -26,6 +28,8 @@ struct IndexSchema: Sendable {
     var unique: Bool
     /// Made by a PRIMARY KEY or UNIQUE constraint of the table (cannot be dropped).
     var isConstraint: Bool
+    /// That constraint's `ON CONFLICT` clause (nil: none; always nil for CREATE INDEX ones).
+    var conflict: ConflictMode? = nil
 }
 
 /// A table's definition: columns, the rowid alias (INTEGER PRIMARY KEY), indexes.
@@ -41,6 +45,11 @@ struct TableDefinition: Sendable {
     var primaryKey: [IndexedColumn]?
     var uniques: [[IndexedColumn]]
     var columnUnique: [Bool]
+    /// `ON CONFLICT` clauses: of the PRIMARY KEY (the column's or the table's; for a rowid
+    /// alias, what a taken rowid resolves by), of each column's UNIQUE, of each table UNIQUE.
+    var primaryKeyConflict: ConflictMode? = nil
+    var columnUniqueConflicts: [ConflictMode?] = []
+    var uniqueConflicts: [ConflictMode?] = []
     /// FOREIGN KEY and REFERENCES clauses in SQLite's declaration order (the columns' own, in
     /// column order, then the table's): kept and listed, not enforced.
     var foreignKeys: [ForeignKey] = []
@@ -59,11 +68,11 @@ struct TableDefinition: Sendable {
             var text = SQLText.quote(column.name)
             if !column.typeName.isEmpty { text += " " + column.typeName }
             if primaryKey == nil && columnPrimaryKey == index {
-                text += " PRIMARY KEY" + (columnPrimaryKeyDescending ? " DESC" : "")
+                text += " PRIMARY KEY" + (columnPrimaryKeyDescending ? " DESC" : "") + Self.conflictText(primaryKeyConflict)
                 if autoincrement { text += " AUTOINCREMENT" }
             }
-            if column.notNull { text += " NOT NULL" }
-            if columnUnique[index] { text += " UNIQUE" }
+            if column.notNull { text += " NOT NULL" + Self.conflictText(column.notNullConflict) }
+            if columnUnique[index] { text += " UNIQUE" + Self.conflictText(columnUniqueConflicts[index]) }
             if let d = column.defaultText { text += " DEFAULT " + d }
             for key in foreignKeys where key.onColumn && key.columns.first?.lowercased() == column.name.lowercased() {
                 text += " REFERENCES " + key.referencesText
@@ -74,16 +83,23 @@ struct TableDefinition: Sendable {
             parts.append(text)
         }
         if let primaryKey {
-            parts.append("PRIMARY KEY (" + primaryKey.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")")
+            parts.append("PRIMARY KEY (" + primaryKey.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")"
+                         + Self.conflictText(primaryKeyConflict))
         }
-        for unique in uniques {
-            parts.append("UNIQUE (" + unique.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")")
+        for (number, unique) in uniques.enumerated() {
+            parts.append("UNIQUE (" + unique.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")"
+                         + Self.conflictText(uniqueConflicts[number]))
         }
         for key in foreignKeys where !key.onColumn {
             parts.append("FOREIGN KEY (" + key.columns.map(SQLText.quote).joined(separator: ", ") + ") REFERENCES " + key.referencesText)
         }
         for check in checks where check.column == nil { parts.append(Self.checkText(check)) }
         return "CREATE TABLE " + SQLText.quote(name) + " (" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// ` ON CONFLICT <mode>`, or nothing without a clause.
+    static func conflictText(_ mode: ConflictMode?) -> String {
+        mode.map { " ON CONFLICT " + $0.keyword } ?? ""
     }
 
     /// `[CONSTRAINT "name"] CHECK (text)`.
@@ -113,6 +129,9 @@ struct TableDefinition: Sendable {
         primaryKey = statement.primaryKey
         uniques = statement.uniques
         columnUnique = statement.columns.map(\.unique)
+        primaryKeyConflict = statement.primaryKey != nil ? statement.primaryKeyConflict : statement.columns.first(where: \.primaryKey)?.primaryKeyConflict
+        columnUniqueConflicts = statement.columns.map(\.uniqueConflict)
+        uniqueConflicts = statement.uniques.indices.map { $0 < statement.uniqueConflicts.count ? statement.uniqueConflicts[$0] : nil }
         foreignKeys = statement.foreignKeys
         checks = statement.checks
         var seen = Set<String>()
@@ -122,7 +141,8 @@ struct TableDefinition: Sendable {
             }
             columns.append(ColumnSchema(name: definition.name, typeName: definition.typeName,
                                         affinity: Affinity(declaredType: definition.typeName),
-                                        notNull: definition.notNull, defaultText: definition.defaultText,
+                                        notNull: definition.notNull, notNullConflict: definition.notNullConflict,
+                                        defaultText: definition.defaultText,
                                         defaultValue: definition.defaultValue))
         }
         // The primary key: a rowid alias when it is one INTEGER column, otherwise a unique index.
@@ -148,12 +168,13 @@ struct TableDefinition: Sendable {
             } else {
                 if autoincrement { throw SQLExecutionError("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY") }
                 indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_pk", columns: positions,
-                                           descending: keyColumns.map(\.descending), unique: true, isConstraint: true))
+                                           descending: keyColumns.map(\.descending), unique: true, isConstraint: true,
+                                           conflict: primaryKeyConflict))
             }
         }
         for (index, definition) in statement.columns.enumerated() where definition.unique {
             indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_u\(index)", columns: [index], descending: [false],
-                                       unique: true, isConstraint: true))
+                                       unique: true, isConstraint: true, conflict: definition.uniqueConflict))
         }
         for (number, unique) in statement.uniques.enumerated() {
             let positions = try unique.map { column -> Int in
@@ -161,7 +182,8 @@ struct TableDefinition: Sendable {
                 return position
             }
             indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_c\(number)", columns: positions,
-                                       descending: unique.map(\.descending), unique: true, isConstraint: true))
+                                       descending: unique.map(\.descending), unique: true, isConstraint: true,
+                                       conflict: uniqueConflicts[number]))
         }
         for key in foreignKeys {
             for column in key.columns where columnIndex(column) == nil {
