@@ -708,12 +708,12 @@ struct Parser {
                 try expectSymbol(")")
                 try expectSymbol("=")
                 let value = try parseExpression()
-                let items = Self.rowValueItems(value) ?? [value]
-                if names.count == 1, Self.rowValueItems(value) == nil {
+                guard let items = Self.rowValueItems(value) else {
+                    // `(a) = expr`, or a row of columns set from a subquery (refused).
+                    guard names.count == 1 else { throw DAOError.unsupported("row value") }
                     assignments.append((names[0], value))
                     continue
                 }
-                guard Self.rowValueItems(value) != nil else { throw DAOError.unsupported("row value") }
                 guard items.count == names.count else {
                     throw SQLExecutionError("\(names.count) columns assigned \(items.count) values")
                 }
