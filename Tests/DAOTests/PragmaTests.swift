@@ -139,6 +139,11 @@ final class PragmaTests: XCTestCase {
     func testIntegrityCheckAndWalCheckpoint() throws {
         let temporary = try TemporaryStore()
         let db = try temporary.database
+        // Android's isDatabaseIntegrityOk: every schema of database_list, then its integrity_check(1).
+        let schemas = try db.execute("PRAGMA database_list").rows
+        XCTAssertEqual(schemas.map { Array($0.prefix(2)) }, [[.integer(0), .text("main")]])
+        XCTAssertEqual(schemas.first?.last, .text(temporary.directory.path))
+        XCTAssertEqual(try db.execute("PRAGMA main.integrity_check(1)").rows, [[.text("ok")]])
         for sql in schema { try db.execute(sql) }
         try db.execute("INSERT INTO users (email) VALUES ('a@example.com'), ('b@example.com')")
         XCTAssertEqual(try db.execute("PRAGMA integrity_check").rows, [[.text("ok")]])

@@ -34,6 +34,7 @@ import LogStore
 /// - `integrity_check`, `quick_check`: `LogStore.verify()` (every record's checksum, every key
 ///   pointing at a valid record): `ok`, or one row per problem.
 /// - `recursive_triggers`: 0; setting it on is refused (a trigger does not fire itself).
+/// - `database_list`: the one schema, `main`, with the store's folder as its file.
 ///
 /// Every other pragma is refused (`DAOError.unsupported`), rather than ignored as SQLite
 /// ignores unknown ones: most change how SQLite stores or syncs, which the store's options
@@ -147,6 +148,9 @@ extension SQLDatabase {
             return SQLResult()
         case "optimize":
             return SQLResult()
+        case "database_list":
+            // One schema, the store (Android's `getAttachedDbs` and `isDatabaseIntegrityOk` read this).
+            return rows(["seq", "name", "file"], [[.integer(0), .text("main"), .text(store.directory.path)]])
         case "wal_checkpoint":
             if let mode = pragma.value, !["passive", "full", "restart", "truncate"].contains(mode.lowercased()) {
                 throw SQLExecutionError("PRAGMA wal_checkpoint: unknown mode \(mode)")
