@@ -23,8 +23,6 @@ final class SealPipeline: @unchecked Sendable {
     /// Plaintext bytes per chunk: small enough that the first write waits for little AES,
     /// large enough that a hand-over per chunk costs little. (32 KiB to 128 KiB measured alike.)
     static let chunkBytes = 64 << 10
-    /// Whether there is a second core for the helper.
-    static let canSplit = ProcessInfo.processInfo.activeProcessorCount > 1
 
     /// The queue the helper's job runs on.
     private static let helperQueue = DispatchQueue(label: "UnifiedStorage.Files.SealPipeline", attributes: .concurrent)
@@ -55,7 +53,7 @@ final class SealPipeline: @unchecked Sendable {
     /// - Throws: the first error `seal` or `write` threw; chunks after it may be unwritten,
     ///   and no seal is running or will run when it throws.
     static func run(chunkCount: Int, seal: @escaping (Int) throws -> Void, write: (Range<Int>) throws -> Void) throws {
-        guard canSplit, chunkCount > 1, chunkCount <= 64 else {
+        guard SegmentBatch.canSplit, chunkCount > 1, chunkCount <= 64 else {
             // One thread: everything sealed, then one write (fewer, larger writes cost less).
             for chunk in 0 ..< chunkCount { try seal(chunk) }
             try write(0 ..< chunkCount)

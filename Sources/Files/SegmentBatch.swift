@@ -10,8 +10,8 @@ enum SegmentBatch {
     /// Bytes in a batch from which it is split: below this the hand-off to a second thread
     /// (microseconds) costs more than it saves.
     static let splitThreshold = 128 << 10
-    /// Whether there is a second core to split onto.
-    private static let canSplit = ProcessInfo.processInfo.activeProcessorCount > 1
+    /// Whether there is a second core to split onto (shared with the writers' `SealPipeline`).
+    static let canSplit = ProcessInfo.processInfo.activeProcessorCount > 1
 
     /// Calls `part` over `0 ..< count`: once, or for two halves at once when `bytes` (the
     /// batch's size) reaches `splitThreshold`. Returns the smallest index a part returned (a

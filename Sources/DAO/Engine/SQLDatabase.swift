@@ -467,7 +467,10 @@ public final class SQLDatabase: @unchecked Sendable {
         }
         checkpointChangeWritten()
         checkpointCurrent = false
-        let wroteToStore = !commitTables.isEmpty || !pendingClears.isEmpty || !dirtyCatalog.isEmpty || pendingVersionRecord != nil || viewsDirty
+        // `PRAGMA synchronous = FULL` on a store that does not sync each write (tested first: it
+        // is false unless asked for), when the commit wrote to the store.
+        let syncAfter = syncsEachCommit
+            && (!commitTables.isEmpty || !pendingClears.isEmpty || !dirtyCatalog.isEmpty || pendingVersionRecord != nil || viewsDirty)
         notifyCommitted(dirtyTables.values, schema: dirtyCatalog)   // observation (Observation/)
         undoLog.removeAll(keepingCapacity: undoLog.count <= Self.keptCapacity)
         for table in dirtyTables.values where !table.isTransient { table.overlay.removeAll(keepingCapacity: table.overlay.count <= Self.keptCapacity) }
@@ -478,9 +481,8 @@ public final class SQLDatabase: @unchecked Sendable {
         pendingClears.removeAll()
         pendingVersionRecord = nil
         viewsDirty = false
-        // `PRAGMA synchronous = FULL` on a store that does not sync each write: the commit is
-        // in the store; a failed sync throws here (and the store refuses later writes).
-        if wroteToStore, syncsEachCommit { try store.sync() }
+        // The commit is in the store; a failed sync throws here (and the store refuses later writes).
+        if syncAfter { try store.sync() }
     }
 
     /// Adds the commit's catalog, schema-version, views and checkpoint records (CommitBatch).
