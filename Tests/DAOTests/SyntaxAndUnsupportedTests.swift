@@ -50,7 +50,6 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("CREATE TRIGGER tr INSTEAD OF INSERT ON t BEGIN SELECT 1; END", "INSTEAD OF trigger"),
             ("SELECT row_number() OVER () FROM t", "WINDOW"),
             ("SELECT soundex(a) FROM t", "function soundex"),
-            ("SELECT a FROM t WHERE a = 'x' COLLATE NOCASE", "COLLATE NOCASE"),
             ("PRAGMA cache_size = 100", "PRAGMA cache_size"),
             ("INSERT INTO t SELECT 1, 2 ON CONFLICT DO NOTHING", "UPSERT after INSERT ... SELECT"),
         ]

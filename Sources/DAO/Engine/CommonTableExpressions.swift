@@ -17,7 +17,7 @@ extension SQLDatabase {
     /// reads itself is recursive and is computed as SQLite documents it (a queue of rows, each
     /// run through the recursive SELECTs), whether or not the clause says RECURSIVE.
     /// The tables are dropped when `select` ends, even when it throws.
-    func runWithClause(_ with: WithClause, _ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity]) {
+    func runWithClause(_ with: WithClause, _ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity], [Collation]) {
         let savedTables = transientTables, savedScope = commonTables
         defer {
             transientTables = savedTables
@@ -47,8 +47,8 @@ extension SQLDatabase {
         if cte.select.readsTable(key) {
             table = try computeRecursive(cte, key, context)
         } else {
-            let (result, affinities) = try runSelectReportingAffinities(cte.select, context)
-            table = try transientTable(for: cte, columns: result.columns, affinities: affinities)
+            let (result, affinities, collations) = try runSelectReportingAffinities(cte.select, context)
+            table = try transientTable(for: cte, columns: result.columns, affinities: affinities, collations: collations)
             for row in result.values { appendTransientRow(table, row) }
         }
         transientTables[key] = table
@@ -80,10 +80,10 @@ extension SQLDatabase {
         // The initial part: the SELECTs before the first recursive one.
         var initial = cores[0]
         initial.compound = Array(select.compound[..<(firstRecursive - 1)])
-        let (start, affinities) = try runSelectReportingAffinities(initial, context)
-        let result = try transientTable(for: cte, columns: start.columns, affinities: affinities)
+        let (start, affinities, collations) = try runSelectReportingAffinities(initial, context)
+        let result = try transientTable(for: cte, columns: start.columns, affinities: affinities, collations: collations)
         // The table the recursive SELECTs read: the one row taken from the queue.
-        let current = try transientTable(for: cte, columns: start.columns, affinities: affinities)
+        let current = try transientTable(for: cte, columns: start.columns, affinities: affinities, collations: collations)
         transientTables[key] = current
         defer { transientTables[key] = nil }
 
@@ -145,7 +145,8 @@ extension SQLDatabase {
     /// An empty transient table with the columns of a WITH table: its column list, or the
     /// SELECT's column names (SQLite's `name:1` for a repeated one), with the affinities of
     /// the first SELECT's expressions.
-    func transientTable(for cte: CommonTableExpression, columns: [String], affinities: [Affinity]) throws -> TableState {
+    func transientTable(for cte: CommonTableExpression, columns: [String], affinities: [Affinity],
+                        collations: [Collation] = []) throws -> TableState {
         if let names = cte.columns, names.count != columns.count {
             throw SQLExecutionError("table \(cte.name) has \(columns.count) values for \(names.count) columns")
         }
@@ -166,7 +167,9 @@ extension SQLDatabase {
             case .numeric: typeName = "NUMERIC"
             case .blob: typeName = ""
             }
-            definitions.append(ColumnDefinition(name: name, typeName: typeName))
+            var definition = ColumnDefinition(name: name, typeName: typeName)
+            if index < collations.count { definition.collation = collations[index] }
+            definitions.append(definition)
         }
         let definition = try TableDefinition(CreateTableStatement(name: cte.name, ifNotExists: false, columns: definitions,
                                                                   primaryKey: nil, uniques: []))

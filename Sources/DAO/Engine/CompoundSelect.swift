@@ -12,8 +12,9 @@
 extension SQLDatabase {
     /// Runs a SELECT with its WITH clause and compound terms, if any; also gives the
     /// affinities of its result columns (those of the first core's expressions, SQLite 3.40's
-    /// rule for a compound read as a table).
-    func runSelectReportingAffinities(_ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity]) {
+    /// rule for a compound read as a table) and their collations (the first core's, BINARY
+    /// where it has none).
+    func runSelectReportingAffinities(_ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity], [Collation]) {
         if let with = select.with {
             var inner = select
             inner.with = nil
@@ -22,12 +23,13 @@ extension SQLDatabase {
         if select.compound.isEmpty {
             let box = CompiledBox()
             let result = try runSelect(select, context, cache: box)
-            return (result, box.select?.outputs.map { $0.affinity ?? .blob } ?? [])
+            return (result, box.select?.outputs.map { $0.affinity ?? .blob } ?? [],
+                    box.select?.outputCollations.map { $0?.collation ?? .binary } ?? [])
         }
         return try runCompound(select, context)
     }
 
-    private func runCompound(_ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity]) {
+    private func runCompound(_ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity], [Collation]) {
         let cores = [select.core] + select.compound.map(\.select)
         let operators = select.compound.map(\.op)
         // Every core is resolved before any row is read, as SQLite prepares the whole statement.
@@ -46,29 +48,44 @@ extension SQLDatabase {
         }
         let names = compiled[0].names
         let affinities = compiled[0].outputs.map { $0.affinity ?? .blob }
-        let order = try compoundOrder(select, cores, compiled)
+        let (order, orderCollations) = try compoundOrder(select, cores, compiled)
         let limit = try integerClause(select.limit, context)
+        // Rows are told apart and ordered under each column's collation: the leftmost core's
+        // that has one (a literal has none, so the next core's counts), else BINARY.
+        let collations = names.indices.map { column in
+            compiled.lazy.compactMap { column < $0.outputCollations.count ? $0.outputCollations[column]?.collation : nil }.first
+                ?? .binary
+        }
         if limit == 0 {
-            return (SQLResult(columns: names, values: [], lastInsertRowId: lastInsertRowIdValue, isQuery: true), affinities)
+            return (SQLResult(columns: names, values: [], lastInsertRowId: lastInsertRowIdValue, isQuery: true), affinities,
+                    compiled[0].outputCollations.map { $0?.collation ?? .binary })
         }
         let offset = max(try integerClause(select.offset, context) ?? 0, 0)
         var results: [[[SQLValue]]] = []
         for (core, box) in zip(cores, boxes) { results.append(try runSelect(core, context, cache: box).values) }
         let rows = order.isEmpty
-            ? Self.combineUnordered(results, operators)
-            : Self.combineOrdered(results, operators, order: order, width: names.count)
+            ? Self.combineUnordered(results, operators, collations: collations)
+            : Self.combineOrdered(results, operators, order: order, width: names.count, collations: collations,
+                                  orderCollations: orderCollations)
         let window = LimitWindow.window(count: rows.count, offset: offset, limit: limit.flatMap { $0 < 0 ? nil : $0 })
         return (SQLResult(columns: names, values: Array(rows[window]), lastInsertRowId: lastInsertRowIdValue, isQuery: true),
-                affinities)
+                affinities, compiled[0].outputCollations.map { $0?.collation ?? .binary })
     }
 
     /// The ORDER BY of a compound: each term a result position and direction. A term is a
     /// position (1-based), or the alias of a result column, or an expression equal to a
     /// result column, tried on each core from the left (SQLite's resolveCompoundOrderBy).
-    private func compoundOrder(_ select: SelectStatement, _ cores: [SelectStatement], _ compiled: [CompiledSelect]) throws -> [(Int, Bool)] {
+    /// Also gives the collation an ORDER BY term names with `COLLATE`, by result position.
+    private func compoundOrder(_ select: SelectStatement, _ cores: [SelectStatement], _ compiled: [CompiledSelect]) throws
+        -> ([(Int, Bool)], [Int: Collation]) {
         let width = compiled[0].names.count
         var order: [(Int, Bool)] = []
-        for (index, term) in select.orderBy.enumerated() {
+        var collations: [Int: Collation] = [:]
+        for (index, written) in select.orderBy.enumerated() {
+            var term = written
+            let explicit = Parser.collated(written.expr)
+            if let (inner, _) = explicit { term.expr = inner }
+            defer { if let (_, collation) = explicit, let last = order.last { collations[last.0] = collation } }
             if case .literal(.integer(let k)) = term.expr {
                 guard k >= 1, k <= Int64(width) else {
                     throw SQLExecutionError("\(ordinal(index + 1)) ORDER BY term out of range - should be between 1 and \(width)")
@@ -96,7 +113,7 @@ extension SQLDatabase {
             }
             order.append((found, term.descending))
         }
-        return order
+        return (order, collations)
     }
 
     /// A resolver over a core's FROM (its table, or its joined sources), for matching ORDER BY
@@ -109,52 +126,87 @@ extension SQLDatabase {
     }
 
     /// Rows of a compound without ORDER BY (see the type's comment).
-    static func combineUnordered(_ results: [[[SQLValue]]], _ operators: [CompoundOperator]) -> [[SQLValue]] {
+    static func combineUnordered(_ results: [[[SQLValue]]], _ operators: [CompoundOperator], collations: [Collation] = []) -> [[SQLValue]] {
+        let fold = folding(collations)
         var current = results[0]
         for (index, op) in operators.enumerated() {
             let right = results[index + 1]
             switch op {
             case .unionAll: current += right
-            case .union: current = sortedSet(current + right)
+            case .union: current = sortedSet(current + right, fold)
             case .except, .intersect:
-                let other = Set(right.map { ValueKey(values: $0) })
-                current = sortedSet(current).filter { other.contains(ValueKey(values: $0)) == (op == .intersect) }
+                let other = Set(right.map { ValueKey(values: fold($0)) })
+                current = sortedSet(current, fold).filter { other.contains(ValueKey(values: fold($0))) == (op == .intersect) }
             }
         }
         return current
     }
 
-    /// Distinct rows in ascending order, a later row replacing an equal earlier one.
-    private static func sortedSet(_ rows: [[SQLValue]]) -> [[SQLValue]] {
+    /// A row as the compound tells rows apart and orders them: each text folded by its
+    /// column's collation (the row itself when every column is BINARY).
+    private static func folding(_ collations: [Collation]) -> ([SQLValue]) -> [SQLValue] {
+        guard collations.contains(where: { $0 != .binary }) else { return { $0 } }
+        return { row in
+            var folded = row
+            for (i, collation) in collations.enumerated() where i < folded.count && collation != .binary {
+                folded[i] = collation.fold(folded[i])
+            }
+            return folded
+        }
+    }
+
+    /// Distinct rows (under `fold`) in ascending order, a later row replacing an equal earlier one.
+    private static func sortedSet(_ rows: [[SQLValue]], _ fold: ([SQLValue]) -> [SQLValue]) -> [[SQLValue]] {
         var positions: [ValueKey: Int] = [:]
-        var kept: [[SQLValue]] = []
+        var kept: [(row: [SQLValue], key: [SQLValue])] = []
         for row in rows {
-            let key = ValueKey(values: row)
+            let folded = fold(row)
+            let key = ValueKey(values: folded)
             if let position = positions[key] {
-                kept[position] = row
+                kept[position] = (row, folded)
             } else {
                 positions[key] = kept.count
-                kept.append(row)
+                kept.append((row, folded))
             }
         }
-        kept.sort { SQLValues.compare($0, $1) < 0 }
-        return kept
+        kept.sort { SQLValues.compare($0.key, $1.key) < 0 }
+        return kept.map(\.row)
     }
 
     /// Rows of a compound with ORDER BY `order` (positions, descending), merged level by level.
-    static func combineOrdered(_ results: [[[SQLValue]]], _ operators: [CompoundOperator], order: [(Int, Bool)], width: Int) -> [[SQLValue]] {
+    /// `collations`: each column's, which tell rows apart; `orderCollations`: an ORDER BY term's
+    /// own `COLLATE`, which orders its column instead.
+    static func combineOrdered(_ results: [[[SQLValue]]], _ operators: [CompoundOperator], order: [(Int, Bool)], width: Int,
+                               collations: [Collation] = [], orderCollations: [Int: Collation] = [:]) -> [[SQLValue]] {
         let extended = order + (0..<width).filter { position in !order.contains { $0.0 == position } }.map { ($0, false) }
+        let folded = collations.contains { $0 != .binary } || !orderCollations.isEmpty
+        func collation(_ position: Int) -> Collation {
+            orderCollations[position] ?? (position < collations.count ? collations[position] : .binary)
+        }
+        func columnCollation(_ position: Int) -> Collation { position < collations.count ? collations[position] : .binary }
         // The key of operator i: extended when it or any operator after it dedupes.
         func key(_ i: Int) -> [(Int, Bool)] { operators[i...].contains { $0 != .unionAll } ? extended : order }
         func compare(_ a: [SQLValue], _ b: [SQLValue], _ key: [(Int, Bool)]) -> Int {
             for (position, descending) in key {
-                let c = SQLValues.compare(a[position], b[position])
+                let c = folded ? collation(position).compare(a[position], b[position]) : SQLValues.compare(a[position], b[position])
                 if c != 0 { return descending ? -c : c }
+            }
+            // Rows tied under an ORDER BY term's own collation are then told apart by their
+            // columns' (so 0 means equal rows wherever the key is extended).
+            if key.count == extended.count {
+                for (position, _) in order where orderCollations[position] != nil {
+                    // Ascending whatever the term's direction, as SQLite's merge breaks such ties.
+                    let c = columnCollation(position).compare(a[position], b[position])
+                    if c != 0 { return c }
+                }
             }
             return 0
         }
+        func equal(_ a: [SQLValue], _ b: [SQLValue]) -> Bool {
+            folded ? a.indices.allSatisfy { columnCollation($0).compare(a[$0], b[$0]) == 0 } : SQLValues.compare(a, b) == 0
+        }
         func sorted(_ rows: [[SQLValue]], _ key: [(Int, Bool)]) -> [[SQLValue]] {
-            let keys = rows.map { row in key.map { row[$0.0] } }
+            let keys = rows.map { row in key.map { collation($0.0).fold(row[$0.0]) } }
             return LimitWindow.sortedIndices(keys, descending: key.map(\.1)).map { rows[$0] }
         }
         var current = sorted(results[0], key(0))
@@ -164,7 +216,7 @@ extension SQLDatabase {
             var merged: [[SQLValue]] = []
             func output(_ row: [SQLValue]) {
                 // Every operator but UNION ALL drops a row equal to the one output before it.
-                if op != .unionAll, let last = merged.last, SQLValues.compare(last, row) == 0 { return }
+                if op != .unionAll, let last = merged.last, equal(last, row) { return }
                 merged.append(row)
             }
             var a = 0, b = 0

@@ -18,7 +18,13 @@ struct CoveringIndex {
         // Checked on the table's own arrays, without copying the schema or making the list of
         // every column when the query reads them all: most index scans are not covered.
         let alias = table.definition.rowidColumn
-        func held(_ column: Int) -> Bool { table.indexes[number].schema.columns.contains(column) || column == alias }
+        // A column the index folds (a collation other than BINARY) cannot be read back from it.
+        func held(_ column: Int) -> Bool {
+            if column == alias { return true }
+            let schema = table.indexes[number].schema
+            for k in schema.columns.indices where schema.columns[k] == column && schema.collations[k] == .binary { return true }
+            return false
+        }
         if let reading {
             guard reading.allSatisfy(held) else { return nil }
         } else {

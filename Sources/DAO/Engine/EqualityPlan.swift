@@ -76,8 +76,9 @@ extension Planner {
               let values = try equalityValues(terms.shapes[0].kind) else { return nil }
         // The key order of the index's first column (IndexState.compareKeys on one column).
         let descending = table.indexes[kept.index].schema.descending.first ?? false
+        let collation = table.indexes[kept.index].schema.collations.first ?? .binary
         func compare(_ a: SQLValue, _ b: SQLValue) -> Int {
-            let c = SQLValues.compare(a, b)
+            let c = collation.compare(a, b)
             return descending ? -c : c
         }
         var ranges: [KeyRange] = []

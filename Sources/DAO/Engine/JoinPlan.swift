@@ -325,7 +325,8 @@ extension JoinPlan {
                 names = columnNames
             }
             scope.append(ScopeSource(name: name, alias: item.alias, columns: zip(names, select.outputs).map { ($0, $1.affinity) },
-                                     offset: offset, rowidSlot: nil, rowidAlias: nil))
+                                     offset: offset, rowidSlot: nil, rowidAlias: nil,
+                                     collations: select.outputCollations.map { $0?.collation ?? .binary }))
             sources.append(Source(name: name, table: nil, subquery: compiled, offset: offset, width: select.names.count, join: item.join))
             offset += select.names.count
         }
@@ -336,7 +337,8 @@ extension JoinPlan {
                 if let table = try database.tableIfExists(named: name) {
                     let columns = table.definition.columns
                     scope.append(ScopeSource(name: table.name, alias: item.alias, columns: columns.map { ($0.name, $0.affinity) },
-                                             offset: offset, rowidSlot: table.hidesRowid ? nil : offset + columns.count, rowidAlias: table.definition.rowidColumn))
+                                             offset: offset, rowidSlot: table.hidesRowid ? nil : offset + columns.count, rowidAlias: table.definition.rowidColumn,
+                                             collations: columns.map(\.collation)))
                     sources.append(Source(name: item.alias ?? table.name, table: table, subquery: nil, offset: offset,
                                           width: columns.count, join: item.join))
                     offset += columns.count + 1
@@ -377,7 +379,11 @@ extension JoinPlan {
         }
         resolver.sources = scope
         for (k, item) in items.enumerated() {
-            sources[k].on = joinTerms[k]
+            // `USING (c)` is `left.c = right.c`, compared under the collation that gives.
+            sources[k].on = joinTerms[k].map { term in
+                guard case .binary(let op, let left, let right) = term else { return term }
+                return .binary(op, Resolver.collate(left, resolver.comparisonCollation(left, right)), right)
+            }
             if let on = item.on { sources[k].on += try resolver.resolve(on, allowAggregates: false).conjuncts }
         }
         return JoinPlan(sources: sources, width: offset)

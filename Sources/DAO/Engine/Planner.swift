@@ -112,6 +112,13 @@ struct Planner {
 
     private func isRowidSlot(_ slot: Int) -> Bool { slot == -1 || slot == table.definition.rowidColumn }
 
+    /// Whether index `index`'s key column `k` can serve the predicate: its comparison uses the
+    /// collation the index folds that column by (a LIKE prefix counts as BINARY).
+    @inline(__always)
+    private func serves(_ entry: Found, _ terms: PlannerTerms, _ index: Int, column k: Int) -> Bool {
+        terms.shapes[entry.shape].collation == table.indexes[index].schema.collations[k]
+    }
+
     /// The access path, and whether it already yields rows in ORDER BY order.
     func choose(where whereClause: Expr?, orderBy: [(slot: Int, descending: Bool)]?) throws -> (AccessPath, ordered: Bool) {
         let choice = try choose(PlannerTerms(whereClause), orderBy: orderBy)
@@ -179,15 +186,15 @@ struct Planner {
             // made for it (most indexes of most queries).
             let leading = table.indexes[number].schema.columns[0]
             guard found.contains(where: { entry in
-                guard entry.slot == leading, case .equal = entry.predicate else { return false }
+                guard entry.slot == leading, case .equal = entry.predicate, serves(entry, terms, number, column: 0) else { return false }
                 return true
             }) else { continue }
             var keys: [[SQLValue]] = [[]]
             var length = 0
             var used: [Int] = []
-            for column in table.indexes[number].schema.columns {
+            for (k, column) in table.indexes[number].schema.columns.enumerated() {
                 let position = found.firstIndex { entry in
-                    guard entry.slot == column, case .equal = entry.predicate else { return false }
+                    guard entry.slot == column, case .equal = entry.predicate, serves(entry, terms, number, column: k) else { return false }
                     return true
                 }
                 guard let position, case .equal(let candidates) = found[position].predicate else { break }
@@ -245,7 +252,7 @@ struct Planner {
             var ranges: [KeyRange]?
             // The predicates whose bounds the range ends with (a later bound replaces one).
             var lowerFrom: Int?, upperFrom: Int?
-            for (position, (slot, predicate, _, _)) in found.enumerated() where slot == first {
+            for (position, (slot, predicate, _, _)) in found.enumerated() where slot == first && serves(found[position], terms, number, column: 0) {
                 switch predicate {
                 case .lower(let value, let inclusive):
                     usable = true
@@ -327,7 +334,8 @@ struct Planner {
                 if let reverse, reverse != wantsReverse { return (false, false) }
                 return (true, wantsReverse)
             }
-            guard position < columns.count, columns[position] == term.slot else { return (false, false) }
+            // ORDER BY terms here are bare columns sorted by BINARY (others are sort keys).
+            guard position < columns.count, columns[position] == term.slot, index.schema.collations[position] == .binary else { return (false, false) }
             let wantsReverse = term.descending != index.schema.descending[position]
             if let reverse, reverse != wantsReverse { return (false, false) }
             reverse = wantsReverse

@@ -25,6 +25,8 @@ struct PlannerTerms {
         let kind: Kind
         /// The WHERE conjunct it came from (`conjuncts` index).
         var term = 0
+        /// The collation its comparison uses: an index serves it only with that collation.
+        var collation: Collation = .binary
     }
 
     let shapes: [Shape]
@@ -75,8 +77,16 @@ struct PlannerTerms {
         let conjuncts = whereClause?.conjuncts ?? []
         for (number, term) in conjuncts.enumerated() {
             let before = shapes.count
-            defer { if shapes.count > before { shapes[before].term = number } }
-            switch term {
+            // The comparison's collation is on its left operand (Resolver.collate); the column
+            // and its operand are read without their collation marks.
+            var collation = Collation.binary
+            defer {
+                if shapes.count > before {
+                    shapes[before].term = number
+                    shapes[before].collation = collation
+                }
+            }
+            switch PlannerTerms.unmarked(term, &collation) {
             case .binary(let op, let l, let r) where PlannerTerms.isComparison(op):
                 var column = l, other = r, operation = op
                 if case .slot = l {} else if case .slot = r {
@@ -121,6 +131,32 @@ struct PlannerTerms {
             result = result.map { .binary(.and, $0, term) } ?? term
         }
         return result
+    }
+
+    /// `term` with the collation marks taken off its compared operands (the column side and
+    /// the value side), and the collation its comparison uses in `collation`.
+    static func unmarked(_ term: Expr, _ collation: inout Collation) -> Expr {
+        func strip(_ expr: Expr) -> Expr {
+            var expr = expr
+            while case .function = expr, let (inner, _, _) = Parser.marked(expr) { expr = inner }
+            return expr
+        }
+        switch term {
+        case .binary(let op, let l, let r) where isComparison(op):
+            collation = Parser.comparisonCollation(l)
+            return .binary(op, strip(l), strip(r))
+        case .inList(let l, let items, let negated):
+            collation = Parser.comparisonCollation(l)
+            return .inList(strip(l), items, negated: negated)
+        case .inSelect(let l, let plan, let negated):
+            collation = Parser.comparisonCollation(l)
+            return .inSelect(strip(l), plan, negated: negated)
+        case .between(let l, let low, let high, let negated):
+            collation = Parser.comparisonCollation(l)
+            return .between(strip(l), strip(low), strip(high), negated: negated)
+        default:
+            return term
+        }
     }
 
     private static func isComparison(_ op: BinaryOperator) -> Bool {

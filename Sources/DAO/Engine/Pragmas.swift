@@ -75,7 +75,8 @@ extension SQLDatabase {
                 })
             }
             var values: [[DAOValue]] = zip(index.columns, index.descending).enumerated().map { seqno, key in
-                [.integer(Int64(seqno)), .integer(Int64(key.0)), .text(columns[key.0].name), .integer(key.1 ? 1 : 0), .text("BINARY"), .integer(1)]
+                [.integer(Int64(seqno)), .integer(Int64(key.0)), .text(columns[key.0].name), .integer(key.1 ? 1 : 0),
+                 .text(index.collations[seqno].name), .integer(1)]
             }
             // The rowid every entry ends with.
             values.append([.integer(Int64(index.columns.count)), .integer(-1), .null, .integer(0), .text("BINARY"), .integer(0)])

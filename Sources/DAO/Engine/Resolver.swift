@@ -4,6 +4,8 @@ struct AggregateCall {
     var args: [Expr]
     var distinct: Bool
     var star: Bool
+    /// The argument's collation: min() and max() compare by it, DISTINCT tells values apart by it.
+    var collation: Collation = .binary
 }
 
 /// One source of a query's FROM clause as name resolution sees it: its columns sit at
@@ -22,6 +24,11 @@ struct ScopeSource {
     var hidden: Set<Int> = []
     /// Whether a qualifier may be the table name even when an alias is given (one table).
     var lenient = false
+    /// Each column's collation (empty: every column BINARY).
+    var collations: [Collation] = []
+
+    /// The collation of column `c`.
+    func collation(ofColumn c: Int) -> Collation { c < collations.count ? collations[c] : .binary }
 
     func answers(to qualifier: String) -> Bool {
         let q = qualifier.lowercased()
@@ -70,7 +77,8 @@ struct Resolver {
         if let table {
             sources = [ScopeSource(name: table.name, alias: alias,
                                    columns: table.definition.columns.map { ($0.name, $0.affinity) }, offset: 0,
-                                   rowidSlot: table.hidesRowid ? nil : -1, rowidAlias: table.definition.rowidColumn)]
+                                   rowidSlot: table.hidesRowid ? nil : -1, rowidAlias: table.definition.rowidColumn,
+                                   collations: table.definition.columns.map(\.collation))]
         }
     }
 
@@ -186,25 +194,54 @@ struct Resolver {
             if compiled.columnCount != 1 {
                 throw SQLExecutionError("sub-select returns \(compiled.columnCount) columns - expected 1")
             }
-            return .inSelect(resolvedLeft, compiled, negated: negated)
+            // Compared as `x = y`, y the subquery's column: an explicit COLLATE on x, then on y,
+            // then x's column's collation, then y's.
+            let y = compiled.box?.select?.outputCollations.first ?? nil
+            let collation: Collation
+            if resolvedLeft.hasExplicitCollation { collation = self.collation(of: resolvedLeft) ?? .binary }
+            else if let y, y.explicit { collation = y.collation }
+            else { collation = self.collation(of: resolvedLeft) ?? y?.collation ?? .binary }
+            return .inSelect(Resolver.collate(resolvedLeft, collation), compiled, negated: negated)
         case .unary(let op, let inner): return .unary(op, try resolve(inner, allowAggregates: allowAggregates))
         case .binary(let op, let l, let r):
-            return .binary(op, try resolve(l, allowAggregates: allowAggregates), try resolve(r, allowAggregates: allowAggregates))
+            let left = try resolve(l, allowAggregates: allowAggregates), right = try resolve(r, allowAggregates: allowAggregates)
+            guard op.isComparison else { return .binary(op, left, right) }
+            return .binary(op, Resolver.collate(left, comparisonCollation(left, right)), right)
         case .isNull(let inner, let negated): return .isNull(try resolve(inner, allowAggregates: allowAggregates), negated: negated)
         case .inList(let l, let items, let negated):
-            return .inList(try resolve(l, allowAggregates: allowAggregates),
-                           try items.map { try resolve($0, allowAggregates: allowAggregates) }, negated: negated)
+            // SQLite compares the items under the collation of the left operand, except that
+            // it reads `x IN (constant)` as `x = constant` (a collation on it then counts too).
+            let left = try resolve(l, allowAggregates: allowAggregates)
+            let resolvedItems = try items.map { try resolve($0, allowAggregates: allowAggregates) }
+            let single = resolvedItems.count == 1 && resolvedItems[0].isConstant && !resolvedItems[0].containsOuterSlot
+            let collation = single ? comparisonCollation(left, resolvedItems[0]) : collation(of: left) ?? .binary
+            return .inList(Resolver.collate(left, collation), resolvedItems, negated: negated)
         case .between(let a, let b, let c, let negated):
-            return .between(try resolve(a, allowAggregates: allowAggregates), try resolve(b, allowAggregates: allowAggregates),
-                            try resolve(c, allowAggregates: allowAggregates), negated: negated)
+            // `x BETWEEN y AND z` is `x >= y AND x <= z`, each comparison with its own collation.
+            let subject = try resolve(a, allowAggregates: allowAggregates)
+            let low = try resolve(b, allowAggregates: allowAggregates), high = try resolve(c, allowAggregates: allowAggregates)
+            let lowCollation = comparisonCollation(subject, low), highCollation = comparisonCollation(subject, high)
+            if lowCollation == highCollation {
+                return .between(Resolver.collate(subject, lowCollation), low, high, negated: negated)
+            }
+            let both = Expr.binary(.and, .binary(.greaterEqual, Resolver.collate(subject, lowCollation), low),
+                                   .binary(.lessEqual, Resolver.collate(subject, highCollation), high))
+            return negated ? .unary(.not, both) : both
         case .like(let a, let b, let escape, let negated):
             return .like(try resolve(a, allowAggregates: allowAggregates), try resolve(b, allowAggregates: allowAggregates),
                          escape: try escape.map { try resolve($0, allowAggregates: allowAggregates) }, negated: negated)
         case .glob(let a, let b, let negated):
             return .glob(try resolve(a, allowAggregates: allowAggregates), try resolve(b, allowAggregates: allowAggregates), negated: negated)
         case .caseWhen(let base, let whens, let otherwise):
-            return .caseWhen(base: try base.map { try resolve($0, allowAggregates: allowAggregates) },
-                             whens: try whens.map { (try resolve($0.0, allowAggregates: allowAggregates), try resolve($0.1, allowAggregates: allowAggregates)) },
+            let resolvedBase = try base.map { try resolve($0, allowAggregates: allowAggregates) }
+            var resolvedWhens: [(Expr, Expr)] = []
+            for (when, then) in whens {
+                var candidate = try resolve(when, allowAggregates: allowAggregates)
+                // `CASE x WHEN y` compares as `x = y`; the collation goes on the candidate.
+                if let resolvedBase { candidate = Resolver.collate(candidate, comparisonCollation(resolvedBase, candidate)) }
+                resolvedWhens.append((candidate, try resolve(then, allowAggregates: allowAggregates)))
+            }
+            return .caseWhen(base: resolvedBase, whens: resolvedWhens,
                              otherwise: try otherwise.map { try resolve($0, allowAggregates: allowAggregates) })
         case .cast(let inner, let typeName): return .cast(try resolve(inner, allowAggregates: allowAggregates), typeName: typeName)
         case .function(let name, let args, let distinct, let star):
@@ -223,12 +260,12 @@ struct Resolver {
                 if !outer.isEmpty, resolvedArgs.contains(where: { $0.readsOuterOnly }) {
                     throw DAOError.unsupported("aggregate of an enclosing query's column in a subquery")
                 }
-                aggregates.append(AggregateCall(name: name, args: resolvedArgs, distinct: distinct, star: star || args.isEmpty))
+                aggregates.append(AggregateCall(name: name, args: resolvedArgs, distinct: distinct, star: star || args.isEmpty,
+                                                collation: resolvedArgs.first.flatMap { collation(of: $0) } ?? .binary))
                 return .aggregate(aggregates.count - 1)
             }
-            if name == Parser.collateFunctionName {   // `x COLLATE NOCASE` outside an ORDER BY term
-                if args.count == 2, case .literal(.text(let collation)) = args[1] { throw DAOError.unsupported("COLLATE \(collation)") }
-                throw DAOError.unsupported("COLLATE")
+            if let (inner, collation) = Parser.collated(expr) {   // `x COLLATE name`
+                return Parser.collate(try resolve(inner, allowAggregates: allowAggregates), collation)
             }
             if name == Parser.rowValueFunctionName {   // a row value other than in a comparison of two
                 throw DAOError.unsupported("row value")

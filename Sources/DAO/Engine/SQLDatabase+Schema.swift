@@ -102,7 +102,8 @@ extension SQLDatabase {
             return position
         }
         return IndexSchema(name: statement.name, columns: positions, descending: statement.columns.map(\.descending),
-                           unique: statement.unique, isConstraint: false)
+                           unique: statement.unique, isConstraint: false,
+                           collations: definition.collations(of: statement.columns, at: positions))
     }
 
     /// Records a schema change to undo on rollback and to write at commit.
@@ -165,7 +166,7 @@ extension SQLDatabase {
         }
         let schema = try indexSchema(statement, table.definition)
         var index = IndexState(schema: schema)
-        var builder = IndexBuilder(descending: schema.descending)
+        var builder = IndexBuilder(descending: schema.descending, collations: schema.collations)
         for rowid in allRowids(table) {
             guard let row = try row(table, rowid) else { continue }
             builder.add(index.key(of: row), rowid: rowid)
@@ -243,7 +244,8 @@ extension SQLDatabase {
         table.definition.columns.append(ColumnSchema(name: column.name, typeName: column.typeName,
                                                      affinity: Affinity(declaredType: column.typeName), notNull: column.notNull,
                                                      notNullConflict: column.notNullConflict,
-                                                     defaultText: column.defaultText, defaultValue: column.defaultValue))
+                                                     defaultText: column.defaultText, defaultValue: column.defaultValue,
+                                                     collation: column.collation ?? .binary))
         table.definition.columnUnique.append(false)
         table.definition.columnUniqueConflicts.append(nil)
         // The new column's REFERENCES goes after the other columns' (SQLite inserts the column's

@@ -35,7 +35,7 @@ struct Accumulator {
         let value = try Evaluator.evaluate(call.args[0], context)
         if case .null = value { return false }
         if seen != nil {
-            guard seen!.insert(ValueKey(values: [value])).inserted else { return false }
+            guard seen!.insert(ValueKey(values: [call.collation.fold(value)])).inserted else { return false }
         }
         switch kind {
         case .count: count += 1
@@ -58,7 +58,7 @@ struct Accumulator {
             }
         case .min, .max:
             if let current = best {
-                let c = SQLValues.compare(value, current)
+                let c = call.collation.compare(value, current)
                 if (kind == .max && c > 0) || (kind == .min && c < 0) { best = value; return true }
             } else {
                 best = value
@@ -179,6 +179,23 @@ final class CompiledSelect {
         let clause = plannerTerms.residual(without: consumed)
         residualCache = (consumed, clause)
         return clause
+    }
+
+    /// Each result column's collation (nil: none, BINARY) and whether it is an explicit
+    /// `COLLATE`: a view or FROM subquery column has it, `x IN (SELECT y)` compares by it, and
+    /// DISTINCT tells rows apart by it.
+    @exclusivity(unchecked) var outputCollations: [(collation: Collation, explicit: Bool)?] = []
+
+    /// Whether some result column has a collation other than BINARY (DISTINCT folds them).
+    var hasFoldedOutputs: Bool { outputCollations.contains { ($0?.collation ?? .binary) != .binary } }
+
+    /// `row` with each text folded by its result column's collation (DISTINCT's key).
+    func foldedOutputs(_ row: [SQLValue]) -> [SQLValue] {
+        var folded = row
+        for (i, entry) in outputCollations.enumerated() where i < folded.count {
+            if let collation = entry?.collation, collation != .binary { folded[i] = collation.fold(folded[i]) }
+        }
+        return folded
     }
 
     init(table: TableState?, names: [String], outputs: [Expr], whereClause: Expr?, groupBy: [Expr], having: Expr?,
@@ -352,22 +369,31 @@ extension SQLDatabase {
             }
             groupBy.append(try resolver.resolve(term, allowAggregates: false))
         }
+        // Groups are told apart under each term's collation: a term that has one other than
+        // BINARY groups by its folded value.
+        groupBy = groupBy.map { Parser.sortKey($0, collation: resolver.collation(of: $0) ?? .binary) }
         let having = try select.having.map { try resolver.resolve($0, allowAggregates: true) }
         // ORDER BY: a result position, an alias, or an expression.
         var orderBy: [(expr: Expr, descending: Bool, output: Int?)] = []
         for term in select.orderBy {
-            if case .literal(.integer(let k)) = term.expr {
+            // `ORDER BY k COLLATE x` / `alias COLLATE x`: that output, sorted under x.
+            let (written, explicit) = Parser.collated(term.expr).map { ($0.0, Optional($0.1)) } ?? (term.expr, nil)
+            var resolved: (expr: Expr, descending: Bool, output: Int?)
+            if case .literal(.integer(let k)) = written {
                 guard k >= 1, Int(k) <= outputs.count else {
                     throw SQLExecutionError("\(ordinal(Int(k))) ORDER BY term out of range - should be between 1 and \(outputs.count)")
                 }
-                orderBy.append((outputs[Int(k) - 1], term.descending, Int(k) - 1))
-                continue
+                resolved = (outputs[Int(k) - 1], term.descending, Int(k) - 1)
+            } else if case .column(nil, let name) = written, let position = aliasPosition(name, select, resolver) {
+                resolved = (outputs[position], term.descending, position)
+            } else {
+                resolved = (try resolver.resolve(written, allowAggregates: true), term.descending, nil)
             }
-            if case .column(nil, let name) = term.expr, let position = aliasPosition(name, select, resolver) {
-                orderBy.append((outputs[position], term.descending, position))
-                continue
+            // Sorted under the term's collation: a folded key in place of the value.
+            if let collation = explicit ?? resolver.collation(of: resolved.expr), collation != .binary {
+                resolved = (Parser.sortKey(resolved.expr, collation: collation), resolved.descending, nil)
             }
-            orderBy.append((try resolver.resolve(term.expr, allowAggregates: true), term.descending, nil))
+            orderBy.append(resolved)
         }
         let aggregates = resolver.aggregates
         let isAggregate = !aggregates.isEmpty || !groupBy.isEmpty || having != nil
@@ -387,6 +413,7 @@ extension SQLDatabase {
                                       columns: columns.count == (table?.definition.columns.count ?? 0) ? nil : columns)
         compiled.join = join
         compiled.outerReads = resolver.outerReads
+        compiled.outputCollations = outputs.map { output in resolver.collation(of: output).map { ($0, output.hasExplicitCollation) } }
         return compiled
     }
 
@@ -535,7 +562,9 @@ extension SQLDatabase {
                 return true
             }
             let output = try evaluateOutputs()
-            if distinct, !run.seen.insert(ValueKey(values: output)).inserted { return true }
+            if distinct, !run.seen.insert(ValueKey(values: compiled.hasFoldedOutputs ? compiled.foldedOutputs(output) : output)).inserted {
+                return true
+            }
             if !ordered {
                 var key = [SQLValue]()
                 for term in orderBy {

@@ -153,6 +153,8 @@ enum SubqueryRunner {
     /// NULL unless the subquery is empty; no match with a NULL among the values is NULL.
     static func contains(_ left: Expr, _ plan: SubqueryPlan, negated: Bool, _ context: RowContext) throws -> SQLValue {
         let affinity = SQLValues.comparisonAffinity(left.affinity, plan.firstAffinity)
+        // Under a collation other than BINARY, the set holds and is probed with folded texts.
+        let collation = Parser.comparisonCollation(left)
         let key = ObjectIdentifier(plan)
         let found: InValues
         if !plan.correlated, let cached = context.subqueries.sets[key] {
@@ -164,7 +166,7 @@ enum SubqueryRunner {
             for row in rows {
                 guard let value = row.first else { continue }
                 if case .null = value { null = true; continue }
-                set.insert(ValueKey(values: [SQLValues.apply(affinity, to: value)]))
+                set.insert(ValueKey(values: [collation.fold(SQLValues.apply(affinity, to: value))]))
             }
             found = InValues(values: set, hasNull: null, isEmpty: rows.isEmpty)
             if !plan.correlated { context.subqueries.sets[key] = found }
@@ -172,7 +174,7 @@ enum SubqueryRunner {
         let value = try Evaluator.evaluate(left, context)
         if found.isEmpty { return .integer(negated ? 1 : 0) }
         if case .null = value { return .null }
-        if found.contains(SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass)) {
+        if found.contains(collation.fold(SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass))) {
             return .integer(negated ? 0 : 1)
         }
         if found.hasNull { return .null }

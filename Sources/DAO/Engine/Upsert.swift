@@ -31,8 +31,15 @@ extension SQLDatabase {
             }
             if let alias = definition.rowidColumn, positions == [alias] {
                 target = .rowid
-            } else if let index = table.indexes.firstIndex(where: { $0.schema.unique && Set($0.schema.columns) == positions
-                                                                   && $0.schema.columns.count == positions.count }) {
+            } else if let index = table.indexes.firstIndex(where: { index in
+                guard index.schema.unique, Set(index.schema.columns) == positions, index.schema.columns.count == positions.count else { return false }
+                // A target column written with COLLATE matches only an index that compares it so.
+                return zip(names, clause.targetCollations).allSatisfy { name, collation in
+                    guard let collation, let column = definition.columnIndex(name),
+                          let k = index.schema.columns.firstIndex(of: column) else { return true }
+                    return index.schema.collations[k] == collation
+                }
+            }) {
                 target = .index(index)
             } else {
                 throw SQLExecutionError("ON CONFLICT clause does not match any PRIMARY KEY or UNIQUE constraint")

@@ -99,6 +99,7 @@ indirect enum Expr: Sendable {
     /// number, and applying an affinity to it changes nothing (finding F19).
     var keepsStorageClass: Bool {
         if case .function(name: "replace", _, _, _) = self { return true }
+        if let (inner, _, _) = Parser.marked(self) { return inner.keepsStorageClass }
         return false
     }
 
@@ -107,6 +108,9 @@ indirect enum Expr: Sendable {
         switch self {
         case .slot(_, let affinity), .outerSlot(_, _, let affinity): return affinity
         case .cast(_, let typeName): return Affinity(declaredType: typeName)
+        case .function(Parser.collateFunctionName, let args, _, _) where args.count == 2,
+             .function(Parser.comparedByFunctionName, let args, _, _) where args.count == 2:
+            return args[0].affinity   // COLLATE leaves the affinity as it is (SQLite)
         default: return nil
         }
     }
@@ -132,11 +136,15 @@ struct ColumnDefinition: Sendable {
     var references: ForeignKey?
     /// Its CHECK constraints.
     var checks: [CheckConstraint] = []
+    /// Its `COLLATE` clause (nil: none, BINARY).
+    var collation: Collation?
 }
 
 struct IndexedColumn: Sendable {
     var name: String
     var descending: Bool
+    /// `COLLATE` after the name (nil: the column's own collation).
+    var collation: Collation? = nil
 }
 
 /// A FOREIGN KEY or REFERENCES clause: kept in the catalog and listed by `PRAGMA

@@ -43,6 +43,8 @@ enum IndexHint: Sendable {
 struct UpsertClause: Sendable {
     /// The conflict target's columns; nil: any uniqueness constraint.
     var target: [String]?
+    /// The `COLLATE` of each target column, where given: the index must compare it so.
+    var targetCollations: [Collation?] = []
     /// DO UPDATE's assignments; nil for DO NOTHING.
     var assignments: [(String, Expr)]?
     var whereClause: Expr?

@@ -92,7 +92,8 @@ enum Evaluator {
                 return .text(bytes: a + b)
             default:
                 return compare(op, try evaluate(left, context), left.affinity, try evaluate(right, context), right.affinity,
-                               keepLeft: left.keepsStorageClass, keepRight: right.keepsStorageClass)
+                               keepLeft: left.keepsStorageClass, keepRight: right.keepsStorageClass,
+                               collation: Parser.comparisonCollation(left))
             }
         case .isNull(let inner, let negated):
             let isNull: Bool
@@ -102,13 +103,14 @@ enum Evaluator {
             let value = try evaluate(left, context)
             if case .null = value { return items.isEmpty ? .integer(negated ? 1 : 0) : .null }
             var sawNull = false
+            let collation = Parser.comparisonCollation(left)
             for item in items {
                 let candidate = try evaluate(item, context)
                 if case .null = candidate { sawNull = true; continue }
                 // SQLite compares with the left operand's affinity only.
                 let affinity = SQLValues.comparing(left.affinity)
                 let converted = SQLValues.apply(affinity, to: candidate, unlessKept: item.keepsStorageClass)
-                if SQLValues.compare(SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass), converted) == 0 {
+                if collation.compare(SQLValues.apply(affinity, to: value, unlessKept: left.keepsStorageClass), converted) == 0 {
                     return .integer(negated ? 0 : 1)
                 }
             }
@@ -116,10 +118,11 @@ enum Evaluator {
             return .integer(negated ? 1 : 0)
         case .between(let subject, let low, let high, let negated):
             let value = try evaluate(subject, context)
+            let collation = Parser.comparisonCollation(subject)
             let lower = compare(.greaterEqual, value, subject.affinity, try evaluate(low, context), low.affinity,
-                                keepLeft: subject.keepsStorageClass, keepRight: low.keepsStorageClass)
+                                keepLeft: subject.keepsStorageClass, keepRight: low.keepsStorageClass, collation: collation)
             let upper = compare(.lessEqual, value, subject.affinity, try evaluate(high, context), high.affinity,
-                                keepLeft: subject.keepsStorageClass, keepRight: high.keepsStorageClass)
+                                keepLeft: subject.keepsStorageClass, keepRight: high.keepsStorageClass, collation: collation)
             let l = SQLValues.truth(lower), u = SQLValues.truth(upper)
             let result: Bool?
             if l == false || u == false { result = false } else if l == nil || u == nil { result = nil } else { result = true }
@@ -176,8 +179,10 @@ enum Evaluator {
                 let value = try evaluate(base, context)
                 for (candidate, result) in whens {
                     let c = try evaluate(candidate, context)
+                    // The resolver marks each candidate with the collation of its `base = candidate`.
                     if SQLValues.truth(compare(.equal, value, base.affinity, c, candidate.affinity,
-                                               keepLeft: base.keepsStorageClass, keepRight: candidate.keepsStorageClass)) == true {
+                                               keepLeft: base.keepsStorageClass, keepRight: candidate.keepsStorageClass,
+                                               collation: Parser.comparisonCollation(candidate))) == true {
                         return try evaluate(result, context)
                     }
                 }
@@ -238,8 +243,9 @@ enum Evaluator {
 
     /// A comparison operator with SQLite's affinity rules and NULL handling.
     /// `keepLeft`/`keepRight`: that operand takes no affinity (see `Expr.keepsStorageClass`).
+    /// `collation`: how two texts compare.
     static func compare(_ op: BinaryOperator, _ l: SQLValue, _ leftAffinity: Affinity?, _ r: SQLValue, _ rightAffinity: Affinity?,
-                        keepLeft: Bool = false, keepRight: Bool = false) -> SQLValue {
+                        keepLeft: Bool = false, keepRight: Bool = false, collation: Collation = .binary) -> SQLValue {
         let lNull: Bool, rNull: Bool
         if case .null = l { lNull = true } else { lNull = false }
         if case .null = r { rNull = true } else { rNull = false }
@@ -249,8 +255,8 @@ enum Evaluator {
             return .null
         }
         let affinity = SQLValues.comparisonAffinity(leftAffinity, rightAffinity)
-        let c = affinity == nil ? SQLValues.compare(l, r)
-            : SQLValues.compare(SQLValues.apply(affinity, to: l, unlessKept: keepLeft), SQLValues.apply(affinity, to: r, unlessKept: keepRight))
+        let c = affinity == nil ? collation.compare(l, r)
+            : collation.compare(SQLValues.apply(affinity, to: l, unlessKept: keepLeft), SQLValues.apply(affinity, to: r, unlessKept: keepRight))
         let result: Bool
         switch op {
         case .equal, .isOp: result = c == 0

@@ -385,9 +385,9 @@ struct Parser {
             if peekSymbol("(") || peekSymbol("+") || peekSymbol("-") || peekSymbol("||") {
                 throw DAOError.unsupported("index on expression")
             }
-            try skipBinaryCollation()
+            let collation = try parseCollationClause()
             let descending = acceptKeyword("DESC") ? true : (acceptKeyword("ASC") ? false : false)
-            columns.append(IndexedColumn(name: name, descending: descending))
+            columns.append(IndexedColumn(name: name, descending: descending, collation: collation))
         } while acceptSymbol(",")
         try expectSymbol(")")
         return columns
@@ -468,8 +468,8 @@ struct Parser {
             } else if acceptKeyword("REFERENCES") {
                 column.references = try parseReferences(columns: [name])
                 column.references?.onColumn = true
-            } else if peekKeyword("COLLATE") {
-                try skipBinaryCollation()
+            } else if let collation = try parseCollationClause() {
+                column.collation = collation
             } else if peekKeyword("GENERATED") || peekKeyword("AS") {
                 throw DAOError.unsupported("generated column")
             } else {
@@ -679,7 +679,7 @@ struct Parser {
             var names: [String] = []
             repeat {
                 names.append(try parseName())
-                try skipBinaryCollation()
+                clause.targetCollations.append(try parseCollationClause())
                 _ = acceptKeyword("ASC") || acceptKeyword("DESC")
             } while acceptSymbol(",")
             try expectSymbol(")")
@@ -920,13 +920,8 @@ struct Parser {
         if acceptKeyword("ORDER") {
             try expectKeyword("BY")
             repeat {
+                // `x COLLATE name` stays a marker the compiler sorts by (compileSelect, compoundOrder).
                 var expr = try parseExpression()
-                // `x COLLATE NOCASE | RTRIM` (parsePostfix): sorted on x folded that way.
-                if case .function(Parser.collateFunctionName, let args, _, _) = expr, args.count == 2, case .literal(.text(let collation)) = args[1] {
-                    if !statement.compound.isEmpty { throw DAOError.unsupported("COLLATE \(collation) in a compound select's ORDER BY") }
-                    if case .literal = args[0] { throw DAOError.unsupported("COLLATE \(collation) on a column number") }
-                    expr = Self.sortKey(args[0], collation: collation)
-                }
                 let descending = acceptKeyword("DESC") ? true : (acceptKeyword("ASC") ? false : false)
                 if acceptKeyword("NULLS") {
                     let nullsFirst = acceptKeyword("FIRST")
@@ -1250,22 +1245,53 @@ struct Parser {
         return try parsePostfix(try parsePrimary())
     }
 
-    /// `expr COLLATE name`. BINARY, the comparison this engine has, changes nothing; NOCASE and
-    /// RTRIM are kept as a marker call that only an ORDER BY term takes (`sortKey`); anywhere
-    /// else the resolver refuses it.
+    /// `expr COLLATE name [COLLATE name ...]`: a marker call (`collated`) that comparisons,
+    /// ORDER BY, GROUP BY, DISTINCT and min()/max() take their collation from (the resolver
+    /// decides which one a comparison uses, as SQLite does); as a value it is `expr`.
+    /// - Throws: `SQLExecutionError` "no such collation sequence" for an unknown name.
     private mutating func parsePostfix(_ expr: Expr) throws -> Expr {
         guard acceptKeyword("COLLATE") else { return expr }
-        let written = try parseName()
-        let collation = written.uppercased()
-        switch collation {
-        case "BINARY": return try parsePostfix(expr)
-        case "NOCASE", "RTRIM": return .function(name: Parser.collateFunctionName, args: [expr, .literal(.text(collation))], distinct: false, star: false)
-        default: throw SQLExecutionError("no such collation sequence: \(written)")
-        }
+        let collation = try Collation.named(try parseName())
+        return try parsePostfix(Self.collate(expr, collation))
     }
 
-    /// The marker call of a NOCASE or RTRIM collation (a name no SQL can call: it has a space).
+    /// The marker call of an explicit collation (a name no SQL can call: it has a space).
     static let collateFunctionName = "collate "
+
+    /// `expr COLLATE collation` as the marker call.
+    static func collate(_ expr: Expr, _ collation: Collation) -> Expr {
+        .function(name: collateFunctionName, args: [expr, .literal(.integer(Int64(collation.rawValue)))], distinct: false, star: false)
+    }
+
+    /// The marker call the resolver puts on a comparison's left operand (or IN's, BETWEEN's
+    /// subject, a CASE candidate) with the collation the comparison uses, where it is not
+    /// already that operand's explicit one. Unlike `COLLATE`, it is no explicit collation to
+    /// the expressions around (SQLite's EP_Collate).
+    static let comparedByFunctionName = "compared by"
+
+    /// The operand and collation of an explicit `COLLATE` marker, or nil for any other expression.
+    @inline(__always)
+    static func collated(_ expr: Expr) -> (Expr, Collation)? {
+        guard let (inner, collation, explicit) = marked(expr), explicit else { return nil }
+        return (inner, collation)
+    }
+
+    /// The operand and collation of either marker call, or nil for any other expression.
+    @inline(__always)
+    static func marked(_ expr: Expr) -> (Expr, Collation, explicit: Bool)? {
+        guard case .function(let name, let args, _, _) = expr, args.count == 2,
+              name == collateFunctionName || name == comparedByFunctionName,
+              case .literal(.integer(let raw)) = args[1], let collation = Collation(rawValue: UInt8(truncatingIfNeeded: raw)) else { return nil }
+        return (args[0], collation, name == collateFunctionName)
+    }
+
+    /// The collation a comparison whose left operand is `left` uses (after the resolver):
+    /// that operand's marker, else BINARY.
+    @inline(__always)
+    static func comparisonCollation(_ left: Expr) -> Collation {
+        guard case .function = left, let (_, collation, _) = marked(left) else { return .binary }
+        return collation
+    }
 
     /// The marker call of a row value `(a, b, ...)` (a name no SQL can call).
     static let rowValueFunctionName = "row value"
@@ -1305,25 +1331,25 @@ struct Parser {
         }
     }
 
-    /// What an ORDER BY term `x COLLATE NOCASE | RTRIM` sorts on: a text folded as SQLite's
+    /// What a sort or grouping under `collation` orders by: a text folded as SQLite's
     /// collation compares it (NOCASE: ASCII letters to lower case; RTRIM: trailing spaces
     /// dropped), any other value as it is, so the order of the storage classes stays.
-    static func sortKey(_ expr: Expr, collation: String) -> Expr {
-        let folded: Expr = collation == "NOCASE"
-            ? .function(name: "lower", args: [expr], distinct: false, star: false)
-            : .function(name: "rtrim", args: [expr, .literal(.text(" "))], distinct: false, star: false)
-        let isText = Expr.binary(.equal, .function(name: "typeof", args: [expr], distinct: false, star: false), .literal(.text("text")))
-        return .caseWhen(base: nil, whens: [(isText, folded)], otherwise: expr)
+    static func sortKey(_ expr: Expr, collation: Collation) -> Expr {
+        switch collation {
+        case .binary: return expr
+        case .nocase, .rtrim: return .function(name: foldFunctionName, args: [expr, .literal(.integer(Int64(collation.rawValue)))], distinct: false, star: false)
+        }
     }
 
-    /// `COLLATE BINARY` in a column or index definition (the comparison this engine has);
-    /// another collation there is refused.
-    private mutating func skipBinaryCollation() throws {
-        guard acceptKeyword("COLLATE") else { return }
-        guard current.kind == .identifier || current.kind == .quotedIdentifier, current.text.uppercased() == "BINARY" else {
-            throw DAOError.unsupported("COLLATE")
-        }
-        position += 1
+    /// The call that folds its first argument by the collation its second names
+    /// (`Collation.fold`; a name no SQL can call).
+    static let foldFunctionName = "collation fold"
+
+    /// `COLLATE name` in a column, index or conflict-target definition, if there is one.
+    /// - Throws: `SQLExecutionError` "no such collation sequence" for an unknown name.
+    private mutating func parseCollationClause() throws -> Collation? {
+        guard acceptKeyword("COLLATE") else { return nil }
+        return try Collation.named(try parseName())
     }
 
     static func integerMagnitude(_ text: String) -> UInt64? {

@@ -59,6 +59,11 @@ enum ScalarFunctions {
         case "iif":
             if try Evaluator.keeps(args[0], context) { return try Evaluator.evaluate(args[1], context) }
             return try Evaluator.evaluate(args[2], context)
+        case Parser.collateFunctionName, Parser.comparedByFunctionName:   // `x COLLATE name`: x's value
+            return try Evaluator.evaluate(args[0], context)
+        case Parser.foldFunctionName:   // a sort or grouping key under a collation
+            guard case .literal(.integer(let raw)) = args[1], let collation = Collation(rawValue: UInt8(truncatingIfNeeded: raw)) else { return .null }
+            return collation.fold(try Evaluator.evaluate(args[0], context))
         case "coalesce", "ifnull":
             for (index, arg) in args.enumerated() {
                 let value = try Evaluator.evaluate(arg, context)

@@ -19,7 +19,13 @@ struct IndexBuilder {
     /// Per entry: whether a key column is NULL (NULLs never clash in a unique index).
     private var hasNull: [Bool] = []
 
-    init(descending: [Bool]) { self.descending = descending }
+    /// Each key column's collation: texts are folded by it before they are encoded.
+    let collations: [Collation]
+
+    init(descending: [Bool], collations: [Collation]? = nil) {
+        self.descending = descending
+        self.collations = collations ?? Array(repeating: .binary, count: descending.count)
+    }
 
     var count: Int { ends.count }
 
@@ -59,7 +65,7 @@ struct IndexBuilder {
         var null = false
         for (i, value) in key.enumerated() {
             if case .null = value { null = true }
-            IndexKeyCodec.append(value, descending: descending[i], to: &bytes)
+            IndexKeyCodec.append(collations[i].fold(value), descending: descending[i], to: &bytes)
         }
         IndexKeyCodec.appendRowid(rowid, to: &bytes)
         endEntry()
@@ -71,7 +77,7 @@ struct IndexBuilder {
         var null = false
         for (i, column) in columns.enumerated() {
             if case .null = values[column] { null = true }
-            IndexKeyCodec.append(values[column], descending: descending[i], to: &bytes)
+            IndexKeyCodec.append(collations[i].fold(values[column]), descending: descending[i], to: &bytes)
         }
         IndexKeyCodec.appendRowid(rowid, to: &bytes)
         endEntry()

@@ -57,12 +57,17 @@ enum IndexKeyCodec {
     /// The entry of a row, its `columns` of `row` (one slot per table column) then its rowid,
     /// in one array sized for it at once (built through a key array and a probe, it was made
     /// and grown three times an index an insert).
-    static func entry(columns: [Int], of row: [SQLValue], rowid: Int64, descending: [Bool]) -> [UInt8] {
+    /// With `collations`, each column's text is folded by its collation first.
+    static func entry(columns: [Int], of row: [SQLValue], rowid: Int64, descending: [Bool], collations: [Collation]? = nil) -> [UInt8] {
         var capacity = 8
         for column in columns { capacity += encodedBound(row[column]) }
         var out: [UInt8] = []
         out.reserveCapacity(capacity)
-        for (i, column) in columns.enumerated() { append(row[column], descending: descending[i], to: &out) }
+        if let collations {
+            for (i, column) in columns.enumerated() { append(collations[i].fold(row[column]), descending: descending[i], to: &out) }
+        } else {
+            for (i, column) in columns.enumerated() { append(row[column], descending: descending[i], to: &out) }
+        }
         appendRowid(rowid, to: &out)
         return out
     }

@@ -17,7 +17,7 @@ final class TableLoader {
 
     init(table: TableState) {
         self.table = table
-        builders = table.indexes.map { IndexBuilder(descending: $0.schema.descending) }
+        builders = table.indexes.map { IndexBuilder(descending: $0.schema.descending, collations: $0.schema.collations) }
         columns = IndexedColumns(table: table)
         columnsOf = table.indexes.map(\.schema.columns)
     }

@@ -11,6 +11,8 @@ struct ColumnSchema: Sendable {
     /// The DEFAULT clause's SQL text as written, or nil (NULL default).
     var defaultText: String?
     var defaultValue: Expr?
+    /// Its `COLLATE` clause: how its texts compare where nothing else decides (BINARY without one).
+    var collation: Collation = .binary
 
     /// What a row that does not store this column (written before `ALTER TABLE ADD COLUMN`)
     /// reads: its DEFAULT with the column's affinity applied, as SQLite reads it
@@ -30,6 +32,23 @@ struct IndexSchema: Sendable {
     var isConstraint: Bool
     /// That constraint's `ON CONFLICT` clause (nil: none; always nil for CREATE INDEX ones).
     var conflict: ConflictMode? = nil
+    /// Each key column's collation (its `COLLATE` in the index, else the column's): texts are
+    /// folded by it into the keys, so the index orders, finds and (UNIQUE) tells rows apart by it.
+    var collations: [Collation]
+
+    init(name: String, columns: [Int], descending: [Bool], unique: Bool, isConstraint: Bool,
+         conflict: ConflictMode? = nil, collations: [Collation]? = nil) {
+        self.name = name
+        self.columns = columns
+        self.descending = descending
+        self.unique = unique
+        self.isConstraint = isConstraint
+        self.conflict = conflict
+        self.collations = collations ?? Array(repeating: .binary, count: columns.count)
+    }
+
+    /// Whether every key column compares as BINARY (the keys are the values' own encodings).
+    var isBinary: Bool { collations.allSatisfy { $0 == .binary } }
 }
 
 /// A table's definition: columns, the rowid alias (INTEGER PRIMARY KEY), indexes.
@@ -67,6 +86,7 @@ struct TableDefinition: Sendable {
         for (index, column) in columns.enumerated() {
             var text = SQLText.quote(column.name)
             if !column.typeName.isEmpty { text += " " + column.typeName }
+            if column.collation != .binary { text += " COLLATE " + column.collation.name }
             if primaryKey == nil && columnPrimaryKey == index {
                 text += " PRIMARY KEY" + (columnPrimaryKeyDescending ? " DESC" : "") + Self.conflictText(primaryKeyConflict)
                 if autoincrement { text += " AUTOINCREMENT" }
@@ -83,11 +103,11 @@ struct TableDefinition: Sendable {
             parts.append(text)
         }
         if let primaryKey {
-            parts.append("PRIMARY KEY (" + primaryKey.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")"
+            parts.append("PRIMARY KEY (" + primaryKey.map(Self.keyColumnText).joined(separator: ", ") + ")"
                          + Self.conflictText(primaryKeyConflict))
         }
         for (number, unique) in uniques.enumerated() {
-            parts.append("UNIQUE (" + unique.map { SQLText.quote($0.name) + ($0.descending ? " DESC" : "") }.joined(separator: ", ") + ")"
+            parts.append("UNIQUE (" + unique.map(Self.keyColumnText).joined(separator: ", ") + ")"
                          + Self.conflictText(uniqueConflicts[number]))
         }
         for key in foreignKeys where !key.onColumn {
@@ -95,6 +115,16 @@ struct TableDefinition: Sendable {
         }
         for check in checks where check.column == nil { parts.append(Self.checkText(check)) }
         return "CREATE TABLE " + SQLText.quote(name) + " (" + parts.joined(separator: ", ") + ")"
+    }
+
+    /// A key column of a table constraint as written: `"name" [COLLATE x] [DESC]`.
+    static func keyColumnText(_ column: IndexedColumn) -> String {
+        SQLText.quote(column.name) + (column.collation.map { " COLLATE " + $0.name } ?? "") + (column.descending ? " DESC" : "")
+    }
+
+    /// The collation of each key column: its own `COLLATE`, else its column's.
+    func collations(of keyColumns: [IndexedColumn], at positions: [Int]) -> [Collation] {
+        zip(keyColumns, positions).map { $0.collation ?? columns[$1].collation }
     }
 
     /// ` ON CONFLICT <mode>`, or nothing without a clause.
@@ -113,7 +143,12 @@ struct TableDefinition: Sendable {
 
     /// CREATE INDEX text of an explicit index.
     func createIndexSQL(_ index: IndexSchema) -> String {
-        let columnsText = zip(index.columns, index.descending).map { SQLText.quote(columns[$0].name) + ($1 ? " DESC" : "") }
+        let columnsText = index.columns.indices.map { i -> String in
+            let column = columns[index.columns[i]]
+            // A collation other than the column's is written; the column's is implied.
+            let collation = index.collations[i] == column.collation ? "" : " COLLATE " + index.collations[i].name
+            return SQLText.quote(column.name) + collation + (index.descending[i] ? " DESC" : "")
+        }
         return "CREATE " + (index.unique ? "UNIQUE " : "") + "INDEX " + SQLText.quote(index.name) + " ON "
             + SQLText.quote(name) + " (" + columnsText.joined(separator: ", ") + ")"
     }
@@ -143,7 +178,8 @@ struct TableDefinition: Sendable {
                                         affinity: Affinity(declaredType: definition.typeName),
                                         notNull: definition.notNull, notNullConflict: definition.notNullConflict,
                                         defaultText: definition.defaultText,
-                                        defaultValue: definition.defaultValue))
+                                        defaultValue: definition.defaultValue,
+                                        collation: definition.collation ?? .binary))
         }
         // The primary key: a rowid alias when it is one INTEGER column, otherwise a unique index.
         var keyColumns: [IndexedColumn]?
@@ -169,12 +205,13 @@ struct TableDefinition: Sendable {
                 if autoincrement { throw SQLExecutionError("AUTOINCREMENT is only allowed on an INTEGER PRIMARY KEY") }
                 indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_pk", columns: positions,
                                            descending: keyColumns.map(\.descending), unique: true, isConstraint: true,
-                                           conflict: primaryKeyConflict))
+                                           conflict: primaryKeyConflict, collations: collations(of: keyColumns, at: positions)))
             }
         }
         for (index, definition) in statement.columns.enumerated() where definition.unique {
             indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_u\(index)", columns: [index], descending: [false],
-                                       unique: true, isConstraint: true, conflict: definition.uniqueConflict))
+                                       unique: true, isConstraint: true, conflict: definition.uniqueConflict,
+                                       collations: [columns[index].collation]))
         }
         for (number, unique) in statement.uniques.enumerated() {
             let positions = try unique.map { column -> Int in
@@ -183,7 +220,7 @@ struct TableDefinition: Sendable {
             }
             indexes.append(IndexSchema(name: "sqlite_autoindex_\(name)_c\(number)", columns: positions,
                                        descending: unique.map(\.descending), unique: true, isConstraint: true,
-                                       conflict: uniqueConflicts[number]))
+                                       conflict: uniqueConflicts[number], collations: collations(of: unique, at: positions)))
         }
         for key in foreignKeys {
             for column in key.columns where columnIndex(column) == nil {

@@ -6,9 +6,17 @@ struct IndexState: Sendable {
     var schema: IndexSchema
     var entries = KeyChunks()
 
-    /// Compares two keys (or a key and a shorter probe prefix: only the common columns count).
+    /// Compares two keys (or a key and a shorter probe prefix: only the common columns count),
+    /// each column under its collation.
     @inline(__always)
-    func compareKeys(_ a: [SQLValue], _ b: [SQLValue]) -> Int { IndexState.compareKeys(a, b, schema.descending) }
+    func compareKeys(_ a: [SQLValue], _ b: [SQLValue]) -> Int {
+        guard !schema.isBinary else { return IndexState.compareKeys(a, b, schema.descending) }
+        for i in 0..<min(a.count, b.count) {
+            let c = schema.collations[i].compare(a[i], b[i])
+            if c != 0 { return schema.descending[i] ? -c : c }
+        }
+        return 0
+    }
 
     @inline(__always)
     static func compareKeys(_ a: [SQLValue], _ b: [SQLValue], _ descending: [Bool]) -> Int {
@@ -21,11 +29,16 @@ struct IndexState: Sendable {
 
     func key(of row: [SQLValue]) -> [SQLValue] { schema.columns.map { row[$0] } }
 
-    /// The encoded probe of the leading key columns `key`.
-    func probe(_ key: [SQLValue]) -> [UInt8] { IndexKeyCodec.probe(key, descending: schema.descending) }
+    /// The encoded probe of the leading key columns `key` (texts folded by the key columns'
+    /// collations).
+    func probe(_ key: [SQLValue]) -> [UInt8] {
+        guard !schema.isBinary else { return IndexKeyCodec.probe(key, descending: schema.descending) }
+        return IndexKeyCodec.probe(key.enumerated().map { schema.collations[$0].fold($1) }, descending: schema.descending)
+    }
 
     func entry(rowid: Int64, row: [SQLValue]) -> [UInt8] {
-        IndexKeyCodec.entry(columns: schema.columns, of: row, rowid: rowid, descending: schema.descending)
+        IndexKeyCodec.entry(columns: schema.columns, of: row, rowid: rowid, descending: schema.descending,
+                            collations: schema.isBinary ? nil : schema.collations)
     }
 
     mutating func insert(rowid: Int64, row: [SQLValue]) { entries.insert(entry(rowid: rowid, row: row)) }

@@ -1,0 +1,77 @@
+/// SQLite's built-in collating sequences: how two texts compare (any other pair of values
+/// compares as `SQLValues.compare` says; a collation changes text against text only).
+///
+/// - `binary`: memcmp, then length (the default).
+/// - `nocase`: as binary after the 26 ASCII capitals are mapped to lower case (SQLite's
+///   `sqlite3StrNICmp`; 'É' and 'é' stay different).
+/// - `rtrim`: as binary after trailing spaces (0x20) are dropped.
+///
+/// Each is a fold followed by the binary comparison, so a folded text also serves as an index
+/// key (FORMAT.md "DAO index keys") and as a grouping or DISTINCT key.
+enum Collation: UInt8, Sendable, Equatable {
+    case binary, nocase, rtrim
+
+    /// The collation a name gives (any case), or nil for an unknown one.
+    init?(name: String) {
+        switch name.uppercased() {
+        case "BINARY": self = .binary
+        case "NOCASE": self = .nocase
+        case "RTRIM": self = .rtrim
+        default: return nil
+        }
+    }
+
+    /// Its name as SQLite spells it in schema text and pragmas.
+    var name: String {
+        switch self {
+        case .binary: return "BINARY"
+        case .nocase: return "NOCASE"
+        case .rtrim: return "RTRIM"
+        }
+    }
+
+    /// The collation named, or SQLite's error for an unknown name.
+    /// - Throws: `SQLExecutionError` "no such collation sequence: name".
+    static func named(_ name: String) throws -> Collation {
+        guard let collation = Collation(name: name) else { throw SQLExecutionError("no such collation sequence: \(name)") }
+        return collation
+    }
+
+    /// `value` as this collation compares it: a text folded, anything else unchanged.
+    /// O(length of the text); a text the fold does not change is handed back as it is.
+    func fold(_ value: SQLValue) -> SQLValue {
+        switch (self, value) {
+        case (.binary, _): return value
+        case (_, .text(let text)):
+            let bytes = Array(text.utf8)
+            let folded = fold(bytes)
+            return folded.count == bytes.count && folded == bytes ? value : .text(bytes: folded)
+        case (_, .invalidText(let bytes)):
+            return .text(bytes: fold(bytes))
+        default:
+            return value
+        }
+    }
+
+    /// Text bytes folded (`binary`: unchanged).
+    func fold(_ bytes: [UInt8]) -> [UInt8] {
+        switch self {
+        case .binary:
+            return bytes
+        case .nocase:
+            guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return bytes }
+            return bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        case .rtrim:
+            var end = bytes.count
+            while end > 0 && bytes[end - 1] == 0x20 { end -= 1 }
+            return end == bytes.count ? bytes : Array(bytes[..<end])
+        }
+    }
+
+    /// SQLite's order of two values under this collation (negative, zero, positive).
+    @inline(__always)
+    func compare(_ a: SQLValue, _ b: SQLValue) -> Int {
+        if self == .binary { return SQLValues.compare(a, b) }
+        return SQLValues.compare(fold(a), fold(b))
+    }
+}
