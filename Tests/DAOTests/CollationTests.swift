@@ -752,4 +752,27 @@ final class CollationTests: XCTestCase {
         XCTAssertFalse(db.checkpointCurrent)
         try agree(db, "rebuilt from the rows")
     }
+
+    /// A trigger's `NEW.x` and `OLD.x` compare under their column's collation, BINARY included
+    /// (SQLite's TK_TRIGGER is a column to the collation rules), in WHEN and in the body.
+    func testTriggerRowsCompareUnderTheirColumnsCollation() throws {
+        let d = try Differential()
+        d.run([
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE, b TEXT)",
+            "CREATE TABLE log (msg TEXT)",
+            "CREATE TRIGGER tr AFTER INSERT ON t WHEN NEW.name = 'ALICE' BEGIN INSERT INTO log VALUES ('match ' || NEW.name); END",
+            "CREATE TRIGGER tr2 AFTER INSERT ON t WHEN NEW.b = NEW.name BEGIN INSERT INTO log VALUES ('b=name ' || NEW.id); END",
+            "CREATE TRIGGER tr3 AFTER INSERT ON t WHEN NEW.name = NEW.b BEGIN INSERT INTO log VALUES ('name=b ' || NEW.id); END",
+            "CREATE TRIGGER tr4 AFTER UPDATE ON t BEGIN INSERT INTO log SELECT 'old ' || OLD.name || ' ' || id FROM t WHERE name = OLD.b; END",
+            "CREATE TRIGGER tr5 AFTER DELETE ON t BEGIN DELETE FROM log WHERE msg = 'MATCH ' || OLD.name COLLATE NOCASE; END",
+            "INSERT INTO t VALUES (1, 'alice', 'ALICE')",
+            "INSERT INTO t VALUES (2, 'Bob', 'bob')",
+            "INSERT INTO t VALUES (3, 'carl', 'carl')",
+            "UPDATE t SET b = 'ALICE' WHERE id = 2",
+            "UPDATE t SET name = 'Dora' WHERE id = 3",
+        ])
+        d.check("SELECT msg FROM log ORDER BY rowid")
+        d.run(["DELETE FROM t WHERE id = 1"])
+        d.check("SELECT msg FROM log ORDER BY rowid")
+    }
 }

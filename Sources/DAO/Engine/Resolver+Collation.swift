@@ -18,6 +18,8 @@ extension Resolver {
                 return depth >= 1 && depth <= outer.count ? Resolver.columnCollation(index, in: outer[depth - 1]) : nil
             case .unary(.plus, let inner), .cast(let inner, _):
                 current = inner
+            case .function(Parser.columnCollationFunctionName, _, _, _):
+                return Parser.marked(current)?.1
             default:
                 if let (_, collation) = Parser.collated(current) { return collation }
                 guard let child = current.children.first(where: \.hasExplicitCollation) else { return nil }

@@ -264,8 +264,8 @@ struct Resolver {
                                                 collation: resolvedArgs.first.flatMap { collation(of: $0) } ?? .binary))
                 return .aggregate(aggregates.count - 1)
             }
-            if let (inner, collation) = Parser.collated(expr) {   // `x COLLATE name`
-                return Parser.collate(try resolve(inner, allowAggregates: allowAggregates), collation)
+            if Parser.marked(expr) != nil {   // `x COLLATE name`, or a marked value (a trigger's NEW.x)
+                return .function(name: name, args: [try resolve(args[0], allowAggregates: allowAggregates), args[1]], distinct: false, star: false)
             }
             if name == Parser.rowValueFunctionName {   // a row value other than in a comparison of two
                 throw DAOError.unsupported("row value")

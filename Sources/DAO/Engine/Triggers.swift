@@ -177,8 +177,14 @@ struct TriggerRows {
         let source: SQLDatabase.TriggerRow?
         if lower == "new" { source = new } else if lower == "old" { source = old } else { return nil }
         guard let source else { throw DAOError.noSuchColumn("\(qualifier).\(name)") }
-        // As in SQLite 3.40, NEW.x and OLD.x are bare values: no column affinity in comparisons.
-        if let index = table.definition.columnIndex(name) { return .literal(source.row[index]) }
+        // As in SQLite 3.40, NEW.x and OLD.x are bare values: no column affinity in comparisons;
+        // but they compare under the column's collation.
+        if let index = table.definition.columnIndex(name) {
+            // Marked even as BINARY: a column's BINARY goes before the other operand's collation.
+            let collation = table.definition.columns[index].collation
+            return .function(name: Parser.columnCollationFunctionName,
+                             args: [.literal(source.row[index]), .literal(.integer(Int64(collation.rawValue)))], distinct: false, star: false)
+        }
         if Resolver.rowidNames.contains(name.lowercased()) { return .literal(.integer(source.rowid)) }
         throw DAOError.noSuchColumn("\(qualifier).\(name)")
     }

@@ -109,7 +109,8 @@ indirect enum Expr: Sendable {
         case .slot(_, let affinity), .outerSlot(_, _, let affinity): return affinity
         case .cast(_, let typeName): return Affinity(declaredType: typeName)
         case .function(Parser.collateFunctionName, let args, _, _) where args.count == 2,
-             .function(Parser.comparedByFunctionName, let args, _, _) where args.count == 2:
+             .function(Parser.comparedByFunctionName, let args, _, _) where args.count == 2,
+             .function(Parser.columnCollationFunctionName, let args, _, _) where args.count == 2:
             return args[0].affinity   // COLLATE leaves the affinity as it is (SQLite)
         default: return nil
         }

@@ -1269,6 +1269,10 @@ struct Parser {
     /// the expressions around (SQLite's EP_Collate).
     static let comparedByFunctionName = "compared by"
 
+    /// The marker call of a value that compares as a column of that collation would (a
+    /// trigger's `NEW.x` / `OLD.x`, SQLite's TK_TRIGGER): no explicit collation either.
+    static let columnCollationFunctionName = "column collation"
+
     /// The operand and collation of an explicit `COLLATE` marker, or nil for any other expression.
     @inline(__always)
     static func collated(_ expr: Expr) -> (Expr, Collation)? {
@@ -1280,7 +1284,7 @@ struct Parser {
     @inline(__always)
     static func marked(_ expr: Expr) -> (Expr, Collation, explicit: Bool)? {
         guard case .function(let name, let args, _, _) = expr, args.count == 2,
-              name == collateFunctionName || name == comparedByFunctionName,
+              name == collateFunctionName || name == comparedByFunctionName || name == columnCollationFunctionName,
               case .literal(.integer(let raw)) = args[1], let collation = Collation(rawValue: UInt8(truncatingIfNeeded: raw)) else { return nil }
         return (args[0], collation, name == collateFunctionName)
     }

@@ -59,7 +59,7 @@ enum ScalarFunctions {
         case "iif":
             if try Evaluator.keeps(args[0], context) { return try Evaluator.evaluate(args[1], context) }
             return try Evaluator.evaluate(args[2], context)
-        case Parser.collateFunctionName, Parser.comparedByFunctionName:   // `x COLLATE name`: x's value
+        case Parser.collateFunctionName, Parser.comparedByFunctionName, Parser.columnCollationFunctionName:   // x's value
             return try Evaluator.evaluate(args[0], context)
         case Parser.foldFunctionName:   // a sort or grouping key under a collation
             guard case .literal(.integer(let raw)) = args[1], let collation = Collation(rawValue: UInt8(truncatingIfNeeded: raw)) else { return .null }

@@ -11,11 +11,12 @@ struct DifferentialCase {
     /// Statements after the schema: the initial rows, then the random statements.
     var steps: [GeneratedStatement]
 
-    /// Builds the case of `seed` with `statements` random statements.
-    init(seed: UInt64, statements: Int) {
+    /// Builds the case of `seed` with `statements` random statements (`collations`: columns
+    /// and indexes with COLLATE clauses too).
+    init(seed: UInt64, statements: Int, collations: Bool = false) {
         self.seed = seed
         var random = SeededRandom(seed: seed)
-        let tables = SchemaGenerator.tables(2, random: &random)
+        let tables = SchemaGenerator.tables(2, random: &random, collations: collations)
         tableNames = tables.map(\.name)
         schema = tables.flatMap { [$0.createStatement] + $0.indexStatements }
         let generator = StatementGenerator(tables: tables)

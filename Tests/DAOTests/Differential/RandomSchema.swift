@@ -8,10 +8,13 @@ struct GeneratedColumn {
     var notNull = false
     var unique = false
     var defaultLiteral: String?
+    /// `COLLATE NOCASE` / `RTRIM` / `BINARY` after the type (nil: none).
+    var collation: String?
 
     var definition: String {
         var text = name
         if let declaredType { text += " \(declaredType)" }
+        if let collation { text += " COLLATE \(collation)" }
         if integerPrimaryKey { text += autoincrement ? " PRIMARY KEY AUTOINCREMENT" : " PRIMARY KEY" }
         if notNull { text += " NOT NULL" }
         if unique { text += " UNIQUE" }
@@ -54,11 +57,13 @@ enum SchemaGenerator {
     }
 
     /// `count` tables named t0, t1, ...
-    static func tables(_ count: Int, random: inout SeededRandom) -> [GeneratedTable] {
-        (0..<count).map { table(named: "t\($0)", random: &random) }
+    /// With `collations`, columns and index terms also get `COLLATE` clauses; without, no draw
+    /// is added, so every case without them stays the one its seed always gave.
+    static func tables(_ count: Int, random: inout SeededRandom, collations: Bool = false) -> [GeneratedTable] {
+        (0..<count).map { table(named: "t\($0)", random: &random, collations: collations) }
     }
 
-    static func table(named name: String, random: inout SeededRandom) -> GeneratedTable {
+    static func table(named name: String, random: inout SeededRandom, collations: Bool = false) -> GeneratedTable {
         var columns: [GeneratedColumn] = []
         if random.chance(0.4) {
             columns.append(GeneratedColumn(name: "id", declaredType: "INTEGER", integerPrimaryKey: true, autoincrement: !OpenFindings.avoid("F3") && random.chance(0.3)))
@@ -74,6 +79,11 @@ enum SchemaGenerator {
             }
             columns.append(column)
         }
+        if collations {
+            for index in columns.indices where !columns[index].integerPrimaryKey && random.chance(0.5) {
+                columns[index].collation = random.pick(["NOCASE", "NOCASE", "RTRIM", "BINARY"])
+            }
+        }
         var table = GeneratedTable(name: name, columns: columns)
         let plain = columns.filter { !$0.integerPrimaryKey }.map(\.name)
         if plain.count >= 2, random.chance(0.2) {
@@ -85,7 +95,11 @@ enum SchemaGenerator {
         for index in 0..<random.int(0...2) {
             let count = random.int(1...min(2, plain.count))
             let chosen = plain.shuffled(using: &random).prefix(count)
-            let terms = chosen.map { $0 + random.pick(["", " ASC", " DESC"]) }
+            let terms = chosen.map { column -> String in
+                let direction = random.pick(["", " ASC", " DESC"])
+                guard collations, random.chance(0.3) else { return column + direction }
+                return column + " COLLATE " + random.pick(["NOCASE", "RTRIM", "BINARY"]) + direction
+            }
             let unique = random.chance(0.15)
             if unique { table.compositeKeyColumns.formUnion(chosen) }
             table.indexStatements.append("CREATE \(unique ? "UNIQUE " : "")INDEX \(name)_i\(index) ON \(name) (\(terms.joined(separator: ", ")))")
