@@ -775,4 +775,32 @@ final class CollationTests: XCTestCase {
         d.run(["DELETE FROM t WHERE id = 1"])
         d.check("SELECT msg FROM log ORDER BY rowid")
     }
+
+    /// Found by the differential run with collations: ORDER BY / GROUP BY positions under a
+    /// COLLATE and a sign (a sign binds tighter than COLLATE; an integer beyond 32 bits is a
+    /// constant, not a position; the error names the term, not the number), and NOCASE over
+    /// texts holding a NUL (SQLite's comparison stops at a NUL both hold, then the lengths decide).
+    func testPositionsUnderCollateAndTextsWithNul() throws {
+        let d = try Differential()
+        d.run([
+            "CREATE TABLE n (id INTEGER PRIMARY KEY, a TEXT COLLATE NOCASE, b TEXT)",
+            "INSERT INTO n (a, b) VALUES ('x', 'Y'), ('Y', 'x'), ('abc', 'B'), (CAST(x'ff00312e30' AS TEXT), 'q'), (CAST(x'ff002d31' AS TEXT), 'r'), (CAST(x'41620063' AS TEXT), 's'), (CAST(x'61620064' AS TEXT), 't')",
+        ])
+        for sql in ["SELECT id, b FROM n ORDER BY 2 COLLATE NOCASE, 1",
+                    "SELECT id, b FROM n ORDER BY 2 COLLATE BINARY, 1",
+                    "SELECT id FROM n ORDER BY -1 COLLATE NOCASE",
+                    "SELECT id FROM n ORDER BY 1, 5",
+                    "SELECT id FROM n ORDER BY +(-1 COLLATE RTRIM), id",
+                    "SELECT id FROM n ORDER BY - -1",
+                    "SELECT id FROM n ORDER BY 2147483648, id",
+                    "SELECT id FROM n ORDER BY 9223372036854775807 COLLATE BINARY, id",
+                    "SELECT lower(b), count(*) FROM n GROUP BY 1 COLLATE NOCASE ORDER BY 1",
+                    "SELECT count(*) FROM n GROUP BY 2",
+                    "SELECT id FROM n ORDER BY a, id",
+                    "SELECT id FROM n ORDER BY a DESC, id",
+                    "SELECT x.id, y.id FROM n AS x JOIN n AS y ON x.a = y.a AND x.id < y.id ORDER BY 1, 2",
+                    "SELECT count(DISTINCT a) FROM n"] {
+            d.check(sql)
+        }
+    }
 }

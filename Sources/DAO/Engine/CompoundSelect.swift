@@ -86,7 +86,7 @@ extension SQLDatabase {
             let explicit = Parser.collated(written.expr)
             if let (inner, _) = explicit { term.expr = inner }
             defer { if let (_, collation) = explicit, let last = order.last { collations[last.0] = collation } }
-            if case .literal(.integer(let k)) = term.expr {
+            if let (k, _) = Self.resultPosition(term.expr) {
                 guard k >= 1, k <= Int64(width) else {
                     throw SQLExecutionError("\(ordinal(index + 1)) ORDER BY term out of range - should be between 1 and \(width)")
                 }

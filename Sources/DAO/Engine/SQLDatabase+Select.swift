@@ -306,6 +306,29 @@ extension SQLDatabase {
         return i
     }
 
+    /// The result position an ORDER BY or GROUP BY term names, and the COLLATE written on it:
+    /// an integer literal that fits in 32 bits, as SQLite reads one (`sqlite3ExprIsInteger`; a
+    /// larger one is a constant to sort by); nil for any other term.
+    static func resultPosition(_ term: Expr) -> (position: Int64, collation: Collation?)? {
+        var current = term
+        var collation: Collation?
+        while let (inner, written) = Parser.collated(current) {
+            if collation == nil { collation = written }
+            current = inner
+        }
+        // `+k` and `-k` are integers to SQLite too (so `ORDER BY -1` is out of range); a
+        // COLLATE under the sign (`+(-4 COLLATE x)`) makes the term an expression.
+        var sign: Int64 = 1
+        while case .unary(let op, let inner) = current, op == .plus || op == .negate {
+            if op == .negate { sign = -sign }
+            current = inner
+        }
+        guard case .literal(.integer(let magnitude)) = current, magnitude >= Int64(Int32.min), magnitude <= Int64(Int32.max) else {
+            return nil
+        }
+        return (sign * magnitude, collation)
+    }
+
     /// Runs a SELECT and returns its rows.
     /// Resolves a SELECT against the current schema (cached per statement and schema version).
     /// `outer`: the sources of the queries around a subquery, innermost first.
@@ -354,34 +377,37 @@ extension SQLDatabase {
         }
         let whereClause = try select.whereClause.map { try resolver.resolve($0, allowAggregates: false) }
         var groupBy: [Expr] = []
-        for term in select.groupBy {
-            if case .literal(.integer(let k)) = term {
+        for (number, term) in select.groupBy.enumerated() {
+            // Groups are told apart under each term's collation: a term that has one other than
+            // BINARY groups by its folded value.
+            if let (k, collation) = Self.resultPosition(term) {
                 guard k >= 1, Int(k) <= outputs.count else {
-                    throw SQLExecutionError("\(ordinal(Int(k))) GROUP BY term out of range - should be between 1 and \(outputs.count)")
+                    throw SQLExecutionError("\(ordinal(number + 1)) GROUP BY term out of range - should be between 1 and \(outputs.count)")
                 }
-                if outputs[Int(k) - 1].containsAggregate { throw SQLExecutionError("aggregate functions are not allowed in the GROUP BY clause") }
-                groupBy.append(outputs[Int(k) - 1])
+                let output = outputs[Int(k) - 1]
+                if output.containsAggregate { throw SQLExecutionError("aggregate functions are not allowed in the GROUP BY clause") }
+                groupBy.append(Parser.sortKey(output, collation: collation ?? resolver.collation(of: output) ?? .binary))
                 continue
             }
+            let resolved: Expr
             if case .column(nil, let name) = term, let position = aliasPosition(name, select, resolver) {
-                groupBy.append(outputs[position])
-                continue
+                resolved = outputs[position]
+            } else {
+                resolved = try resolver.resolve(term, allowAggregates: false)
             }
-            groupBy.append(try resolver.resolve(term, allowAggregates: false))
+            groupBy.append(Parser.sortKey(resolved, collation: resolver.collation(of: resolved) ?? .binary))
         }
-        // Groups are told apart under each term's collation: a term that has one other than
-        // BINARY groups by its folded value.
-        groupBy = groupBy.map { Parser.sortKey($0, collation: resolver.collation(of: $0) ?? .binary) }
         let having = try select.having.map { try resolver.resolve($0, allowAggregates: true) }
         // ORDER BY: a result position, an alias, or an expression.
         var orderBy: [(expr: Expr, descending: Bool, output: Int?)] = []
-        for term in select.orderBy {
+        for (number, term) in select.orderBy.enumerated() {
             // `ORDER BY k COLLATE x` / `alias COLLATE x`: that output, sorted under x.
-            let (written, explicit) = Parser.collated(term.expr).map { ($0.0, Optional($0.1)) } ?? (term.expr, nil)
+            var (written, explicit) = Parser.collated(term.expr).map { ($0.0, Optional($0.1)) } ?? (term.expr, nil)
             var resolved: (expr: Expr, descending: Bool, output: Int?)
-            if case .literal(.integer(let k)) = written {
+            if let (k, collation) = Self.resultPosition(term.expr) {
+                explicit = collation
                 guard k >= 1, Int(k) <= outputs.count else {
-                    throw SQLExecutionError("\(ordinal(Int(k))) ORDER BY term out of range - should be between 1 and \(outputs.count)")
+                    throw SQLExecutionError("\(ordinal(number + 1)) ORDER BY term out of range - should be between 1 and \(outputs.count)")
                 }
                 resolved = (outputs[Int(k) - 1], term.descending, Int(k) - 1)
             } else if case .column(nil, let name) = written, let position = aliasPosition(name, select, resolver) {

@@ -3,7 +3,8 @@
 ///
 /// - `binary`: memcmp, then length (the default).
 /// - `nocase`: as binary after the 26 ASCII capitals are mapped to lower case (SQLite's
-///   `sqlite3StrNICmp`; 'É' and 'é' stay different).
+///   `sqlite3StrNICmp`; 'É' and 'é' stay different), except that a NUL both texts hold at the
+///   same place ends the comparison there, and the longer text is then the greater.
 /// - `rtrim`: as binary after trailing spaces (0x20) are dropped.
 ///
 /// Each is a fold followed by the binary comparison, so a folded text also serves as an index
@@ -59,6 +60,15 @@ enum Collation: UInt8, Sendable, Equatable {
         case .binary:
             return bytes
         case .nocase:
+            if let nul = bytes.firstIndex(of: 0) {
+                // sqlite3StrNICmp stops where both texts hold a NUL (after equal bytes), and
+                // then the lengths decide: the folded bytes before the NUL, the NUL, then the
+                // length as 8 big-endian bytes compare the same way.
+                var key = bytes[..<nul].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+                key.append(0)
+                withUnsafeBytes(of: UInt64(bytes.count).bigEndian) { key.append(contentsOf: $0) }
+                return key
+            }
             guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return bytes }
             return bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
         case .rtrim:

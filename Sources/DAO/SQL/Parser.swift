@@ -1230,19 +1230,25 @@ struct Parser {
     }
 
     private mutating func parseUnary() throws -> Expr {
-        guard peekSymbol("-") || peekSymbol("+") || peekSymbol("~") else { return try parsePostfix(try parsePrimary()) }
+        // A sign binds tighter than COLLATE (SQLite's grammar): `-4 COLLATE x` is `(-4) COLLATE x`.
+        try parsePostfix(try parseSigned())
+    }
+
+    /// `-x`, `+x`, `~x` (any number of signs), or a primary expression.
+    private mutating func parseSigned() throws -> Expr {
+        guard peekSymbol("-") || peekSymbol("+") || peekSymbol("~") else { return try parsePrimary() }
         try enterNesting()
         defer { nesting -= 1 }
         if acceptSymbol("-") {
             // Fold -literal so -9223372036854775808 is an integer, as in SQLite.
             if current.kind == .integer, let magnitude = Parser.integerMagnitude(current.text) {
-                if magnitude == UInt64(Int64.max) + 1 { position += 1; return try parsePostfix(.literal(.integer(Int64.min))) }
+                if magnitude == UInt64(Int64.max) + 1 { position += 1; return .literal(.integer(Int64.min)) }
             }
-            return .unary(.negate, try parseUnary())
+            return .unary(.negate, try parseSigned())
         }
-        if acceptSymbol("+") { return .unary(.plus, try parseUnary()) }
-        if acceptSymbol("~") { return .unary(.bitNot, try parseUnary()) }
-        return try parsePostfix(try parsePrimary())
+        if acceptSymbol("+") { return .unary(.plus, try parseSigned()) }
+        if acceptSymbol("~") { return .unary(.bitNot, try parseSigned()) }
+        return try parsePrimary()
     }
 
     /// `expr COLLATE name [COLLATE name ...]`: a marker call (`collated`) that comparisons,

@@ -34,7 +34,10 @@ struct IndexSchema: Sendable {
     var conflict: ConflictMode? = nil
     /// Each key column's collation (its `COLLATE` in the index, else the column's): texts are
     /// folded by it into the keys, so the index orders, finds and (UNIQUE) tells rows apart by it.
-    var collations: [Collation]
+    var collations: [Collation] { didSet { isBinary = collations.allSatisfy { $0 == .binary } } }
+    /// Whether every key column compares as BINARY (the keys are the values' own encodings):
+    /// kept with `collations`, as every index write and probe asks.
+    private(set) var isBinary: Bool
 
     init(name: String, columns: [Int], descending: [Bool], unique: Bool, isConstraint: Bool,
          conflict: ConflictMode? = nil, collations: [Collation]? = nil) {
@@ -44,11 +47,10 @@ struct IndexSchema: Sendable {
         self.unique = unique
         self.isConstraint = isConstraint
         self.conflict = conflict
-        self.collations = collations ?? Array(repeating: .binary, count: columns.count)
+        let collations = collations ?? Array(repeating: .binary, count: columns.count)
+        self.collations = collations
+        isBinary = collations.allSatisfy { $0 == .binary }
     }
-
-    /// Whether every key column compares as BINARY (the keys are the values' own encodings).
-    var isBinary: Bool { collations.allSatisfy { $0 == .binary } }
 }
 
 /// A table's definition: columns, the rowid alias (INTEGER PRIMARY KEY), indexes.

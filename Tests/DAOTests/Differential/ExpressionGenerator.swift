@@ -3,6 +3,9 @@ struct ExpressionGenerator {
     var columns: [String]
     /// Where literals that become `:name` parameters go (nil: never use parameters).
     var parameters: ParameterBag? = nil
+    /// Whether leaves sometimes carry an explicit `COLLATE` (the collation cases only, so the
+    /// other cases keep the statements their seeds always gave).
+    var explicitCollations = false
 
     /// `literal` as written, or sometimes as a named parameter bound to its value.
     func maybeParameter(_ literal: String, random: inout SeededRandom, chance: Double) -> String {
@@ -121,7 +124,9 @@ struct ExpressionGenerator {
     }
 
     func leaf(random: inout SeededRandom) -> String {
-        random.chance(0.6) ? random.pick(columns) : maybeParameter(ValueGenerator.literal(random: &random), random: &random, chance: 0.1)
+        let leaf = random.chance(0.6) ? random.pick(columns) : maybeParameter(ValueGenerator.literal(random: &random), random: &random, chance: 0.1)
+        guard explicitCollations, random.chance(0.15) else { return leaf }
+        return "(\(leaf) COLLATE \(random.pick(["NOCASE", "RTRIM", "BINARY"])))"
     }
 
     func leafOrLiteral(random: inout SeededRandom) -> String {

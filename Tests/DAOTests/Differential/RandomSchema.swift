@@ -34,6 +34,9 @@ struct GeneratedTable {
     /// Columns named in a composite PRIMARY KEY or UNIQUE constraint or a unique index.
     var compositeKeyColumns: Set<String> = []
     var indexStatements: [String] = []
+    /// Made with COLLATE clauses (`SchemaGenerator.tables(_:random:collations:)`): statements
+    /// over it may carry explicit ones too.
+    var collations = false
 
     var createStatement: String {
         "CREATE TABLE \(name) (" + (columns.map(\.definition) + tableConstraints).joined(separator: ", ") + ")"
@@ -84,7 +87,7 @@ enum SchemaGenerator {
                 columns[index].collation = random.pick(["NOCASE", "NOCASE", "RTRIM", "BINARY"])
             }
         }
-        var table = GeneratedTable(name: name, columns: columns)
+        var table = GeneratedTable(name: name, columns: columns, collations: collations)
         let plain = columns.filter { !$0.integerPrimaryKey }.map(\.name)
         if plain.count >= 2, random.chance(0.2) {
             let pair = Array(plain.shuffled(using: &random).prefix(2))

@@ -34,7 +34,7 @@ enum ResultComparator {
 
     static func limitedQuery(_ comparison: Comparison) -> Bool {
         switch comparison {
-        case .countOnly, .orderedGroups(_, cut: true): return true
+        case .countOnly, .orderedGroups(_, cut: true, _): return true
         default: return false
         }
     }
@@ -58,8 +58,8 @@ enum ResultComparator {
             return sameMultiset(expected, actual) ? nil : "rows differ (as multisets)"
         case .countOnly:
             return nil
-        case .orderedGroups(let keys, let cut):
-            let g1 = groups(expected, keys), g2 = groups(actual, keys)
+        case .orderedGroups(let keys, let cut, let foldedTexts):
+            let g1 = groups(expected, keys, foldedTexts: foldedTexts), g2 = groups(actual, keys, foldedTexts: foldedTexts)
             if g1.map(\.key) != g2.map(\.key) { return "order differs (ORDER BY keys in a different sequence)" }
             for (index, (a, b)) in zip(g1, g2).enumerated() {
                 if a.rows.count != b.rows.count { return "order differs (group \(index) size)" }
@@ -89,10 +89,16 @@ enum ResultComparator {
     }
 
     /// Consecutive rows with equal ORDER BY key values.
-    static func groups(_ rows: [[SQLValue]], _ keys: [Int]) -> [(key: String, rows: [[SQLValue]])] {
+    /// `foldedTexts`: a text's key is the same for its NOCASE and RTRIM equals (groups coarser
+    /// than any collation makes; rows inside a group are still compared exactly).
+    static func groups(_ rows: [[SQLValue]], _ keys: [Int], foldedTexts: Bool = false) -> [(key: String, rows: [[SQLValue]])] {
+        func key(_ value: SQLValue) -> String {
+            guard foldedTexts else { return sortKey(value) }
+            return sortKey(Collation.nocase.fold(Collation.rtrim.fold(value)))
+        }
         var result: [(key: String, rows: [[SQLValue]])] = []
         for row in rows {
-            let key = keys.map { $0 < row.count ? sortKey(row[$0]) : "?" }.joined(separator: "|")
+            let key = keys.map { $0 < row.count ? key(row[$0]) : "?" }.joined(separator: "|")
             if let last = result.last, last.key == key {
                 result[result.count - 1].rows.append(row)
             } else {

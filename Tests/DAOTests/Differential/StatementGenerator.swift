@@ -11,7 +11,9 @@ enum Comparison: Equatable {
     /// ORDER BY on the result columns at `keys`: rows in groups of equal keys, in order; each
     /// group compared as a multiset, except the first and last groups of a LIMIT/OFFSET, which
     /// a cut may split anywhere (compared by keys and size only).
-    case orderedGroups(keys: [Int], cut: Bool)
+    /// `foldedTexts`: texts of a key compare case- and trailing-space-blind (schemas with
+    /// NOCASE and RTRIM: such ties may come in either order).
+    case orderedGroups(keys: [Int], cut: Bool, foldedTexts: Bool = false)
 }
 
 /// One generated statement and how to compare it.
@@ -71,7 +73,8 @@ struct StatementGenerator {
     }
 
     private func expressions(for table: GeneratedTable) -> ExpressionGenerator {
-        ExpressionGenerator(columns: table.columns.map(\.name), parameters: parameters)
+        ExpressionGenerator(columns: table.columns.map(\.name), parameters: parameters,
+                            explicitCollations: tables.contains(where: \.collations))
     }
 
     func selectWithoutFrom(random: inout SeededRandom) -> String {
@@ -165,7 +168,7 @@ struct StatementGenerator {
         }
         let comparison: Comparison
         if !keys.isEmpty {
-            comparison = .orderedGroups(keys: keys.map(\.index), cut: limited)
+            comparison = .orderedGroups(keys: keys.map(\.index), cut: limited, foldedTexts: tables.contains(where: \.collations))
         } else {
             comparison = limited ? .countOnly : .multiset
         }
