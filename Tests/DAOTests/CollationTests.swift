@@ -703,8 +703,11 @@ final class CollationTests: XCTestCase {
         d.check("SELECT k FROM (SELECT a AS n, k FROM c1 UNION SELECT p, k FROM c2) WHERE n = 'BANANA' ORDER BY k")
         d.check("SELECT a FROM c1 WHERE a IN (SELECT p FROM c2 UNION SELECT 'DATE') ORDER BY 1")
         d.check("SELECT p FROM c2 WHERE p IN (SELECT a FROM c1 UNION ALL SELECT 'FIG') ORDER BY 1")
-        // Not checked: `literal IN (compound)`, which SQLite compares with the rightmost select's
-        // column collation and the engine with BINARY (CONFORMANCE.md, "Collations").
+        // `literal IN (compound)` compares with the rightmost select's column collation.
+        d.check("SELECT 'Apple' IN (SELECT 'APPLE' UNION SELECT a FROM c1)")
+        d.check("SELECT 'Apple' IN (SELECT p FROM c2 UNION SELECT a FROM c1)")
+        d.check("SELECT 'Apple' IN (SELECT a FROM c1 UNION SELECT p FROM c2)")
+        d.check("SELECT 'Apple' IN (SELECT a FROM c1 UNION ALL SELECT 'x')")
     }
 
     /// The collations survive a reopen: from the index checkpoint, and with its file deleted

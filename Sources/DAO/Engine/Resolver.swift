@@ -196,7 +196,12 @@ struct Resolver {
             }
             // Compared as `x = y`, y the subquery's column: an explicit COLLATE on x, then on y,
             // then x's column's collation, then y's.
-            let y = compiled.box?.select?.outputCollations.first ?? nil
+            // A compound's column, here, is its rightmost select's (SQLite 3.40).
+            var y = compiled.box?.select?.outputCollations.first ?? nil
+            if let last = plan.statement.compound.last?.select,
+               let core = try? compile(SubqueryPlan(last), firstRowOnly: false) {
+                y = core.box?.select?.outputCollations.first ?? nil
+            }
             let collation: Collation
             if resolvedLeft.hasExplicitCollation { collation = self.collation(of: resolvedLeft) ?? .binary }
             else if let y, y.explicit { collation = y.collation }
