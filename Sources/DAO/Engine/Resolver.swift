@@ -195,8 +195,8 @@ struct Resolver {
                 throw SQLExecutionError("sub-select returns \(compiled.columnCount) columns - expected 1")
             }
             // Compared as `x = y`, y the subquery's column: an explicit COLLATE on x, then on y,
-            // then x's column's collation, then y's.
-            // A compound's column, here, is its rightmost select's (SQLite 3.40).
+            // then x's column's collation, then y's. Of a compound, y is the rightmost select's
+            // column (SQLite 3.40).
             var y = compiled.box?.select?.outputCollations.first ?? nil
             if let last = plan.statement.compound.last?.select,
                let core = try? compile(SubqueryPlan(last), firstRowOnly: false) {

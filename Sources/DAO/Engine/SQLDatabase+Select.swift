@@ -402,7 +402,8 @@ extension SQLDatabase {
         var orderBy: [(expr: Expr, descending: Bool, output: Int?)] = []
         for (number, term) in select.orderBy.enumerated() {
             // `ORDER BY k COLLATE x` / `alias COLLATE x`: that output, sorted under x.
-            var (written, explicit) = Parser.collated(term.expr).map { ($0.0, Optional($0.1)) } ?? (term.expr, nil)
+            let written = Parser.collated(term.expr)?.0 ?? term.expr
+            var explicit = Parser.collated(term.expr)?.1
             var resolved: (expr: Expr, descending: Bool, output: Int?)
             if let (k, collation) = Self.resultPosition(term.expr) {
                 explicit = collation
