@@ -54,4 +54,18 @@ final class AggregateTests: XCTestCase {
         d.check("SELECT DISTINCT v FROM n ORDER BY v")
         d.check("SELECT v, count(*) FROM n GROUP BY v")
     }
+
+    /// The same min() or max() written in the result and in ORDER BY or HAVING is one aggregate,
+    /// so bare columns still read the row it chose (found by the differential run with
+    /// collations; before, they read the group's first row).
+    func testARepeatedMinOrMaxStillChoosesTheBareColumnsRow() throws {
+        let d = try Differential()
+        d.run(["CREATE TABLE t (a, b, c)", "INSERT INTO t VALUES (1, 'x', 5), (1, 'y', 3), (2, 'p', 1), (2, 'q', 9)"])
+        for sql in ["SELECT b, min(c) FROM t GROUP BY a ORDER BY min(c)",
+                    "SELECT b, max(c) FROM t GROUP BY a ORDER BY max(c) DESC",
+                    "SELECT b, min(c) FROM t GROUP BY a HAVING min(c) < 4 ORDER BY 2",
+                    "SELECT b, min(c), min(c) FROM t GROUP BY a ORDER BY 2"] {
+            d.check(sql)
+        }
+    }
 }

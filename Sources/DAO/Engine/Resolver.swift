@@ -6,6 +6,12 @@ struct AggregateCall {
     var star: Bool
     /// The argument's collation: min() and max() compare by it, DISTINCT tells values apart by it.
     var collation: Collation = .binary
+
+    /// Whether `other` computes the same thing (same function, arguments and flags).
+    func isSameCall(as other: AggregateCall) -> Bool {
+        name == other.name && distinct == other.distinct && star == other.star && collation == other.collation
+            && args.count == other.args.count && String(describing: args) == String(describing: other.args)
+    }
 }
 
 /// One source of a query's FROM clause as name resolution sees it: its columns sit at
@@ -70,6 +76,10 @@ struct Resolver {
     /// GROUP BY, HAVING and ORDER BY name them when no column has that name.
     var aliases: [String: Expr] = [:]
     private var expanding: Set<String> = []
+    /// Explicit `COLLATE` markers resolved so far: a comparison tells from it whether an operand
+    /// it just resolved holds one, without walking the operand (a chain of comparisons 1,000
+    /// deep would walk its left side at every level).
+    var explicitCollationsMade = 0
 
     init(table: TableState?, alias: String? = nil) {
         self.table = table
@@ -189,65 +199,22 @@ struct Resolver {
             return .subquery(compiled)
         case .exists(let plan, let negated): return .exists(try compile(plan, firstRowOnly: true), negated: negated)
         case .inSelect(let left, let plan, let negated):
-            let resolvedLeft = try resolve(left, allowAggregates: allowAggregates)
-            let compiled = try compile(plan, firstRowOnly: false)
-            if compiled.columnCount != 1 {
-                throw SQLExecutionError("sub-select returns \(compiled.columnCount) columns - expected 1")
-            }
-            // Compared as `x = y`, y the subquery's column: an explicit COLLATE on x, then on y,
-            // then x's column's collation, then y's. Of a compound, y is the rightmost select's
-            // column (SQLite 3.40).
-            var y = compiled.box?.select?.outputCollations.first ?? nil
-            if let last = plan.statement.compound.last?.select,
-               let core = try? compile(SubqueryPlan(last), firstRowOnly: false) {
-                y = core.box?.select?.outputCollations.first ?? nil
-            }
-            let collation: Collation
-            if resolvedLeft.hasExplicitCollation { collation = self.collation(of: resolvedLeft) ?? .binary }
-            else if let y, y.explicit { collation = y.collation }
-            else { collation = self.collation(of: resolvedLeft) ?? y?.collation ?? .binary }
-            return .inSelect(Resolver.collate(resolvedLeft, collation), compiled, negated: negated)
+            return try resolveInSelect(left, plan, negated: negated, allowAggregates: allowAggregates)
         case .unary(let op, let inner): return .unary(op, try resolve(inner, allowAggregates: allowAggregates))
-        case .binary(let op, let l, let r):
-            let left = try resolve(l, allowAggregates: allowAggregates), right = try resolve(r, allowAggregates: allowAggregates)
-            guard op.isComparison else { return .binary(op, left, right) }
-            return .binary(op, Resolver.collate(left, comparisonCollation(left, right)), right)
+        // The comparisons take their collation in helpers of their own (Resolver+Collation.swift):
+        // in a debug build every local of this switch sits in its frame, and a tree 1,000 deep
+        // recurses through it 1,000 times.
+        case .binary(let op, let l, let r): return try resolveBinary(op, l, r, allowAggregates: allowAggregates)
         case .isNull(let inner, let negated): return .isNull(try resolve(inner, allowAggregates: allowAggregates), negated: negated)
-        case .inList(let l, let items, let negated):
-            // SQLite compares the items under the collation of the left operand, except that
-            // it reads `x IN (constant)` as `x = constant` (a collation on it then counts too).
-            let left = try resolve(l, allowAggregates: allowAggregates)
-            let resolvedItems = try items.map { try resolve($0, allowAggregates: allowAggregates) }
-            let single = resolvedItems.count == 1 && resolvedItems[0].isConstant && !resolvedItems[0].containsOuterSlot
-            let collation = single ? comparisonCollation(left, resolvedItems[0]) : collation(of: left) ?? .binary
-            return .inList(Resolver.collate(left, collation), resolvedItems, negated: negated)
-        case .between(let a, let b, let c, let negated):
-            // `x BETWEEN y AND z` is `x >= y AND x <= z`, each comparison with its own collation.
-            let subject = try resolve(a, allowAggregates: allowAggregates)
-            let low = try resolve(b, allowAggregates: allowAggregates), high = try resolve(c, allowAggregates: allowAggregates)
-            let lowCollation = comparisonCollation(subject, low), highCollation = comparisonCollation(subject, high)
-            if lowCollation == highCollation {
-                return .between(Resolver.collate(subject, lowCollation), low, high, negated: negated)
-            }
-            let both = Expr.binary(.and, .binary(.greaterEqual, Resolver.collate(subject, lowCollation), low),
-                                   .binary(.lessEqual, Resolver.collate(subject, highCollation), high))
-            return negated ? .unary(.not, both) : both
+        case .inList(let l, let items, let negated): return try resolveInList(l, items, negated: negated, allowAggregates: allowAggregates)
+        case .between(let a, let b, let c, let negated): return try resolveBetween(a, b, c, negated: negated, allowAggregates: allowAggregates)
         case .like(let a, let b, let escape, let negated):
             return .like(try resolve(a, allowAggregates: allowAggregates), try resolve(b, allowAggregates: allowAggregates),
                          escape: try escape.map { try resolve($0, allowAggregates: allowAggregates) }, negated: negated)
         case .glob(let a, let b, let negated):
             return .glob(try resolve(a, allowAggregates: allowAggregates), try resolve(b, allowAggregates: allowAggregates), negated: negated)
         case .caseWhen(let base, let whens, let otherwise):
-            let resolvedBase = try base.map { try resolve($0, allowAggregates: allowAggregates) }
-            var resolvedWhens: [(Expr, Expr)] = []
-            for (when, then) in whens {
-                var candidate = try resolve(when, allowAggregates: allowAggregates)
-                // `CASE x WHEN y` compares as `x = y`; the collation goes on the candidate.
-                if let resolvedBase { candidate = Resolver.collate(candidate, comparisonCollation(resolvedBase, candidate)) }
-                resolvedWhens.append((candidate, try resolve(then, allowAggregates: allowAggregates)))
-            }
-            return .caseWhen(base: resolvedBase, whens: resolvedWhens,
-                             otherwise: try otherwise.map { try resolve($0, allowAggregates: allowAggregates) })
+            return try resolveCase(base, whens, otherwise, allowAggregates: allowAggregates)
         case .cast(let inner, let typeName): return .cast(try resolve(inner, allowAggregates: allowAggregates), typeName: typeName)
         case .function(let name, let args, let distinct, let star):
             let isAggregate = ScalarFunctions.aggregateNames.contains(name) && !((name == "min" || name == "max") && args.count > 1)
@@ -265,11 +232,17 @@ struct Resolver {
                 if !outer.isEmpty, resolvedArgs.contains(where: { $0.readsOuterOnly }) {
                     throw DAOError.unsupported("aggregate of an enclosing query's column in a subquery")
                 }
-                aggregates.append(AggregateCall(name: name, args: resolvedArgs, distinct: distinct, star: star || args.isEmpty,
-                                                collation: resolvedArgs.first.flatMap { collation(of: $0) } ?? .binary))
+                let call = AggregateCall(name: name, args: resolvedArgs, distinct: distinct, star: star || args.isEmpty,
+                                         collation: resolvedArgs.first.flatMap { collation(of: $0) } ?? .binary)
+                // The same call written twice (`SELECT b, min(c) ... ORDER BY min(c)`) is one
+                // aggregate, as in SQLite: a lone min() or max() then still picks the row that
+                // bare columns read.
+                if let same = aggregates.firstIndex(where: { $0.isSameCall(as: call) }) { return .aggregate(same) }
+                aggregates.append(call)
                 return .aggregate(aggregates.count - 1)
             }
             if Parser.marked(expr) != nil {   // `x COLLATE name`, or a marked value (a trigger's NEW.x)
+                if name == Parser.collateFunctionName { explicitCollationsMade += 1 }
                 return .function(name: name, args: [try resolve(args[0], allowAggregates: allowAggregates), args[1]], distinct: false, star: false)
             }
             if name == Parser.rowValueFunctionName {   // a row value other than in a comparison of two
