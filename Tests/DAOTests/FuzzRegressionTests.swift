@@ -54,5 +54,9 @@ final class FuzzRegressionTests: XCTestCase {
         let temporary = try TemporaryStore()
         let db = try temporary.database
         XCTAssertEqual(try db.execute("SELECT 1" + String(repeating: " + 1", count: 998)).rows, [[.integer(999)]])
+        // Comparisons nested as deep, with and without COLLATE: each takes its collation
+        // without walking the whole tree below it again.
+        XCTAssertEqual(try db.execute("SELECT 1" + String(repeating: " = 1", count: 997)).rows, [[.integer(1)]])
+        XCTAssertEqual(try db.execute("SELECT 'a'" + String(repeating: " = 'A' COLLATE NOCASE", count: 400)).rows, [[.integer(0)]])
     }
 }
