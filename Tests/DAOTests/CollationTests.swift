@@ -806,4 +806,33 @@ final class CollationTests: XCTestCase {
             d.check(sql)
         }
     }
+
+    /// `ORDER BY name` on a NOCASE column (or `ORDER BY tag COLLATE NOCASE`) reads an index of
+    /// that collation in order instead of sorting, as SQLite does; an index of another
+    /// collation does not serve it.
+    func testOrderByReadsAnIndexOfTheSameCollation() throws {
+        let d = try Differential()
+        d.run([
+            "CREATE TABLE c (id INTEGER PRIMARY KEY, name TEXT COLLATE NOCASE, tag TEXT)",
+            "CREATE INDEX cn ON c (name)",
+            "CREATE INDEX ct ON c (tag COLLATE NOCASE DESC)",
+            "INSERT INTO c (name, tag) VALUES ('bob', 'X'), ('Alice', 'y'), ('alice', 'Y'), ('Carl', 'x'), ('BOB', 'z'), (NULL, NULL), ('dave ', 'a')",
+        ])
+        for sql in ["SELECT id, name FROM c ORDER BY name LIMIT 3",
+                    "SELECT id, name FROM c ORDER BY name DESC LIMIT 3",
+                    "SELECT id FROM c ORDER BY name, id",
+                    "SELECT id FROM c WHERE name > 'b' ORDER BY name",
+                    "SELECT id FROM c ORDER BY tag COLLATE NOCASE DESC, id",
+                    "SELECT id FROM c ORDER BY tag COLLATE NOCASE, id",
+                    "SELECT id FROM c ORDER BY tag, id",
+                    "SELECT id FROM c ORDER BY name COLLATE BINARY, id"] {
+            d.check(sql)
+        }
+        let byName = try d.database.queryPlan("SELECT id FROM c ORDER BY name LIMIT 3")
+        XCTAssertTrue(byName.contains("INDEX cn") && !byName.contains("SORT"), byName)
+        let byTag = try d.database.queryPlan("SELECT id FROM c ORDER BY tag COLLATE NOCASE DESC")
+        XCTAssertTrue(byTag.contains("INDEX ct") && !byTag.contains("SORT"), byTag)
+        let binary = try d.database.queryPlan("SELECT id FROM c ORDER BY name COLLATE BINARY")
+        XCTAssertTrue(binary.contains("SORT"), binary)
+    }
 }

@@ -33,6 +33,9 @@ struct KeyRange {
 struct Planner {
     let table: TableState
     let context: RowContext
+    /// The collation each ORDER BY term sorts under (empty: every one BINARY): an index
+    /// gives that order only where its column folds by the same collation.
+    var orderCollations: [Collation] = []
 
     /// A usable predicate on one column (slot) with constant operands.
     private enum Predicate {
@@ -334,8 +337,8 @@ struct Planner {
                 if let reverse, reverse != wantsReverse { return (false, false) }
                 return (true, wantsReverse)
             }
-            // ORDER BY terms here are bare columns sorted by BINARY (others are sort keys).
-            guard position < columns.count, columns[position] == term.slot, index.schema.collations[position] == .binary else { return (false, false) }
+            let collation = offset < orderCollations.count ? orderCollations[offset] : .binary
+            guard position < columns.count, columns[position] == term.slot, index.schema.collations[position] == collation else { return (false, false) }
             let wantsReverse = term.descending != index.schema.descending[position]
             if let reverse, reverse != wantsReverse { return (false, false) }
             reverse = wantsReverse

@@ -146,16 +146,36 @@ final class CompiledSelect {
     /// The ORDER BY as the Planner reads it: slots and directions when every term is a bare
     /// column (and the query is neither an aggregate nor DISTINCT, unless it has no ORDER BY),
     /// else nil. Made once per compiled statement (it was an array made per run).
+    /// A column sorted under NOCASE or RTRIM (its sort key, `Parser.sortKey`) counts as bare
+    /// too: `simpleOrderCollations` gives each term's collation, which the index must share.
     @exclusivity(unchecked) private var simpleOrderMade: (distinct: Bool, order: [(slot: Int, descending: Bool)]?)?
+    @exclusivity(unchecked) private(set) var simpleOrderCollations: [Collation] = []
     func simpleOrder(distinct: Bool) -> [(slot: Int, descending: Bool)]? {
         if let made = simpleOrderMade, made.distinct == distinct { return made.order }
         var order: [(slot: Int, descending: Bool)]? = []
+        var collations: [Collation] = []
         for term in orderBy {
-            if case .slot(let slot, _) = term.expr { order?.append((slot, term.descending)) } else { order = nil }
+            if let (slot, collation) = Self.sortedColumn(term.expr) {
+                order?.append((slot, term.descending))
+                collations.append(collation)
+            } else {
+                order = nil
+            }
         }
         if isAggregate || distinct { order = order?.isEmpty == true ? [] : nil }
         simpleOrderMade = (distinct, order)
+        simpleOrderCollations = order == nil ? [] : collations
         return order
+    }
+
+    /// The column an ORDER BY term sorts by and under which collation: a bare column (BINARY),
+    /// or a column's sort key under NOCASE or RTRIM; nil for any other term.
+    private static func sortedColumn(_ expr: Expr) -> (slot: Int, collation: Collation)? {
+        if case .slot(let slot, _) = expr { return (slot, .binary) }
+        guard case .function(Parser.foldFunctionName, let args, _, _) = expr, args.count == 2,
+              case .slot(let slot, _) = args[0], case .literal(.integer(let raw)) = args[1],
+              let collation = Collation(rawValue: UInt8(truncatingIfNeeded: raw)) else { return nil }
+        return (slot, collation)
     }
     /// Whether the result columns are the table's columns, each once and in order
     /// (`SELECT *`, or every column named in order): a streamed row of a single-table scan is
@@ -478,7 +498,8 @@ extension SQLDatabase {
         var residual = whereClause
         if let table {
             let simpleOrder = orderBy.isEmpty ? [] : compiled.simpleOrder(distinct: distinct)
-            let planner = Planner(table: table, context: context)
+            var planner = Planner(table: table, context: context)
+            planner.orderCollations = compiled.simpleOrderCollations
             let plannerOrder = simpleOrder ?? [(slot: Int.min, descending: false)]
             if select.indexHint == nil, let kept = compiled.equalityChoice, let keptPath = try planner.path(kept, compiled.plannerTerms) {
                 // The index an earlier run chose for the same equality term (EqualityPlan.swift).
