@@ -58,5 +58,8 @@ final class FuzzRegressionTests: XCTestCase {
         // without walking the whole tree below it again.
         XCTAssertEqual(try db.execute("SELECT 1" + String(repeating: " = 1", count: 997)).rows, [[.integer(1)]])
         XCTAssertEqual(try db.execute("SELECT 'a'" + String(repeating: " = 'A' COLLATE NOCASE", count: 400)).rows, [[.integer(0)]])
+        // A chain of COLLATEs is parsed by a loop: too deep a tree is an error, not a crash.
+        XCTAssertEqual(syntaxMessage("SELECT 1" + String(repeating: " COLLATE NOCASE", count: 5_000)),
+                       "Expression tree is too large (maximum depth 1000)")
     }
 }

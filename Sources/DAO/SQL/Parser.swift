@@ -1256,9 +1256,13 @@ struct Parser {
     /// decides which one a comparison uses, as SQLite does); as a value it is `expr`.
     /// - Throws: `SQLExecutionError` "no such collation sequence" for an unknown name.
     private mutating func parsePostfix(_ expr: Expr) throws -> Expr {
-        guard acceptKeyword("COLLATE") else { return expr }
-        let collation = try Collation.named(try parseName())
-        return try parsePostfix(Self.collate(expr, collation))
+        // A loop, not recursion: a long chain of COLLATEs is a deep tree (refused by its
+        // depth afterwards), never a deep parser stack.
+        var result = expr
+        while acceptKeyword("COLLATE") {
+            result = Self.collate(result, try Collation.named(try parseName()))
+        }
+        return result
     }
 
     /// The marker call of an explicit collation (a name no SQL can call: it has a space).
