@@ -835,4 +835,23 @@ final class CollationTests: XCTestCase {
         let binary = try d.database.queryPlan("SELECT id FROM c ORDER BY name COLLATE BINARY")
         XCTAssertTrue(binary.contains("SORT"), binary)
     }
+
+    /// `Collation.compare` (on the bytes, for comparisons) and `Collation.fold` (for index keys,
+    /// groups and DISTINCT) order every pair of texts alike: short byte strings over letters of
+    /// both cases, spaces, NULs and a byte that is not UTF-8.
+    func testCompareAgreesWithTheFoldedOrder() {
+        var random = SeededRandom(seed: 7)
+        let alphabet: [UInt8] = [0x00, 0x20, 0x61, 0x41, 0x62, 0x42, 0x7A, 0x5A, 0xFF]
+        func text() -> SQLValue {
+            .text(bytes: (0..<random.int(0...5)).map { _ in alphabet[random.int(0...(alphabet.count - 1))] })
+        }
+        for collation in [Collation.nocase, .rtrim] {
+            for _ in 0..<5_000 {
+                let a = text(), b = text()
+                let expected = SQLValues.compare(collation.fold(a), collation.fold(b)).signum()
+                XCTAssertEqual(collation.compare(a, b).signum(), expected, "\(collation.name): \(a) vs \(b)")
+            }
+        }
+    }
 }
+

@@ -204,10 +204,13 @@ final class CompiledSelect {
     /// Each result column's collation (nil: none, BINARY) and whether it is an explicit
     /// `COLLATE`: a view or FROM subquery column has it, `x IN (SELECT y)` compares by it, and
     /// DISTINCT tells rows apart by it.
-    @exclusivity(unchecked) var outputCollations: [(collation: Collation, explicit: Bool)?] = []
+    @exclusivity(unchecked) var outputCollations: [(collation: Collation, explicit: Bool)?] = [] {
+        didSet { hasFoldedOutputs = outputCollations.contains { ($0?.collation ?? .binary) != .binary } }
+    }
 
-    /// Whether some result column has a collation other than BINARY (DISTINCT folds them).
-    var hasFoldedOutputs: Bool { outputCollations.contains { ($0?.collation ?? .binary) != .binary } }
+    /// Whether some result column has a collation other than BINARY (DISTINCT folds them);
+    /// kept with `outputCollations`, as DISTINCT asks per row.
+    @exclusivity(unchecked) private(set) var hasFoldedOutputs = false
 
     /// `row` with each text folded by its result column's collation (DISTINCT's key).
     func foldedOutputs(_ row: [SQLValue]) -> [SQLValue] {
@@ -422,8 +425,9 @@ extension SQLDatabase {
         var orderBy: [(expr: Expr, descending: Bool, output: Int?)] = []
         for (number, term) in select.orderBy.enumerated() {
             // `ORDER BY k COLLATE x` / `alias COLLATE x`: that output, sorted under x.
-            let written = Parser.collated(term.expr)?.0 ?? term.expr
-            var explicit = Parser.collated(term.expr)?.1
+            let collated = Parser.collated(term.expr)
+            let written = collated?.0 ?? term.expr
+            var explicit = collated?.1
             var resolved: (expr: Expr, descending: Bool, output: Int?)
             if let (k, collation) = Self.resultPosition(term.expr) {
                 explicit = collation

@@ -78,10 +78,42 @@ enum Collation: UInt8, Sendable, Equatable {
         }
     }
 
-    /// SQLite's order of two values under this collation (negative, zero, positive).
+    /// SQLite's order of two values under this collation (negative, zero, positive): the order
+    /// of their folds (`fold`), worked out on the bytes as they lie, without making the folds
+    /// (a NOCASE comparison runs per row).
     @inline(__always)
     func compare(_ a: SQLValue, _ b: SQLValue) -> Int {
         if self == .binary { return SQLValues.compare(a, b) }
-        return SQLValues.compare(fold(a), fold(b))
+        switch (a, b) {
+        case (.text(var x), .text(var y)):
+            return x.withUTF8 { px in y.withUTF8 { py in compareText(UnsafeRawBufferPointer(px), UnsafeRawBufferPointer(py)) } }
+        case (.text(var x), .invalidText(let y)):
+            return x.withUTF8 { px in y.withUnsafeBytes { compareText(UnsafeRawBufferPointer(px), $0) } }
+        case (.invalidText(let x), .text(var y)):
+            return x.withUnsafeBytes { px in y.withUTF8 { compareText(px, UnsafeRawBufferPointer($0)) } }
+        case (.invalidText(let x), .invalidText(let y)):
+            return x.withUnsafeBytes { px in y.withUnsafeBytes { compareText(px, $0) } }
+        default:
+            return SQLValues.compare(a, b)   // a collation changes text against text only
+        }
+    }
+
+    /// Two texts' bytes under NOCASE or RTRIM.
+    private func compareText(_ x: UnsafeRawBufferPointer, _ y: UnsafeRawBufferPointer) -> Int {
+        var xCount = x.count, yCount = y.count
+        if self == .rtrim {
+            while xCount > 0 && x[xCount - 1] == 0x20 { xCount -= 1 }
+            while yCount > 0 && y[yCount - 1] == 0x20 { yCount -= 1 }
+        }
+        for i in 0..<min(xCount, yCount) {
+            var p = x[i], q = y[i]
+            if self == .nocase {
+                if p == 0 && q == 0 { break }   // sqlite3StrNICmp stops at a NUL both hold
+                if p >= 0x41 && p <= 0x5A { p += 0x20 }
+                if q >= 0x41 && q <= 0x5A { q += 0x20 }
+            }
+            if p != q { return p < q ? -1 : 1 }
+        }
+        return xCount < yCount ? -1 : (xCount > yCount ? 1 : 0)
     }
 }
