@@ -48,7 +48,6 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("SELECT (SELECT max(t.a) FROM t AS u) FROM t", "aggregate of an enclosing query's column in a subquery"),
             ("WITH x AS (SELECT 1) DELETE FROM t", "WITH before DELETE"),
             ("CREATE TRIGGER tr INSTEAD OF INSERT ON t BEGIN SELECT 1; END", "INSTEAD OF trigger"),
-            ("SELECT row_number() OVER () FROM t", "WINDOW"),
             ("SELECT soundex(a) FROM t", "function soundex"),
             ("PRAGMA cache_size = 100", "PRAGMA cache_size"),
             ("INSERT INTO t SELECT 1, 2 ON CONFLICT DO NOTHING", "UPSERT after INSERT ... SELECT"),

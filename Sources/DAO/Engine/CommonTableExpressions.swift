@@ -43,6 +43,8 @@ extension SQLDatabase {
         defer { commonTables.computing.remove(key) }
         // Its own context: it may be computed while another SELECT is between rows.
         let context = RowContext(parameters: self.context.parameters)
+        // Subqueries in its FROM (and a window function's) run against this database.
+        context.database = self
         let table: TableState
         if cte.select.readsTable(key) {
             table = try computeRecursive(cte, key, context)
@@ -75,6 +77,12 @@ extension SQLDatabase {
         for core in cores[firstRecursive...] {
             if core.distinct || !core.groupBy.isEmpty || core.having != nil {
                 throw DAOError.unsupported("DISTINCT or aggregate in a recursive SELECT")
+            }
+            // The table read from inside a FROM subquery (whose rows a run keeps) would never
+            // change: SQLite refuses both.
+            for item in core.from {
+                if item.windows != nil { throw SQLExecutionError("cannot use window functions in recursive queries") }
+                if case .subquery(let inner) = item.source, inner.readsTable(key) { throw SQLExecutionError("circular reference: \(cte.name)") }
             }
         }
         // The initial part: the SELECTs before the first recursive one.

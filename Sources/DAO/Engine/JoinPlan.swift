@@ -12,6 +12,8 @@ final class JoinPlan {
         let table: TableState?
         /// A subquery (or view) in FROM, materialised once per run.
         let subquery: SubqueryPlan?
+        /// The window functions computed over the subquery's rows (a SELECT that calls them).
+        var windows: WindowRunner?
         let offset: Int
         /// Its number of columns.
         let width: Int
@@ -269,7 +271,10 @@ final class JoinPlan {
     func run(_ database: SQLDatabase, _ context: RowContext, _ body: () throws -> Bool) throws {
         var materialized = [[[SQLValue]]].filled([], count: sources.count)
         for (s, source) in sources.enumerated() {
-            if let subquery = source.subquery { materialized[s] = try SubqueryRunner.rows(subquery, context) }
+            if let subquery = source.subquery {
+                let rows = try SubqueryRunner.rows(subquery, context)
+                materialized[s] = try source.windows.map { try $0.run(over: rows, context) } ?? rows
+            }
         }
         context.row = [SQLValue].filled(.null, count: width)
         chosen = .filled(nil, count: order.count)
@@ -324,11 +329,27 @@ extension JoinPlan {
                 }
                 names = columnNames
             }
-            scope.append(ScopeSource(name: name, alias: item.alias, columns: zip(names, select.outputs).map { ($0, $1.affinity) },
+            var source = ScopeSource(name: name, alias: item.alias, columns: zip(names, select.outputs).map { ($0, $1.affinity) },
                                      offset: offset, rowidSlot: nil, rowidAlias: nil,
-                                     collations: select.outputCollations.map { $0?.collation ?? .binary }))
-            sources.append(Source(name: name, table: nil, subquery: compiled, offset: offset, width: select.names.count, join: item.join))
-            offset += select.names.count
+                                     collations: select.outputCollations.map { $0?.collation ?? .binary })
+            var runner: WindowRunner?
+            if let stage = item.windows {
+                // The rewrite's subquery: its lifted columns and the calls' columns are read by
+                // names of their own and left out of `*`; the lifted ones show their own names.
+                let first = names.count - stage.liftedCount
+                guard first >= 0 else { throw DAOError.unsupported("window function subquery") }
+                runner = WindowRunner(stage: stage, firstLifted: first, collations: source.collations)
+                source.displayNames = names + stage.calls.indices.map(Parser.windowColumnName)
+                for j in 0..<stage.liftedCount { source.columns[first + j].name = Parser.liftedColumnName(j) }
+                source.columns += stage.calls.indices.map { (Parser.windowColumnName($0), nil) }
+                source.hidden = Set(first..<source.columns.count)
+            }
+            scope.append(source)
+            let width = source.columns.count
+            let made = Source(name: name, table: nil, subquery: compiled, offset: offset, width: width, join: item.join)
+            made.windows = runner
+            sources.append(made)
+            offset += width
         }
 
         for (number, item) in items.enumerated() {

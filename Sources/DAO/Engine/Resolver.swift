@@ -32,6 +32,9 @@ struct ScopeSource {
     var lenient = false
     /// Each column's collation (empty: every column BINARY).
     var collations: [Collation] = []
+    /// The names result columns show for its columns, when not their names (a window
+    /// function subquery's lifted columns: SQL/WindowRewrite.swift).
+    var displayNames: [String]? = nil
 
     /// The collation of column `c`.
     func collation(ofColumn c: Int) -> Collation { c < collations.count ? collations[c] : .binary }
@@ -154,7 +157,7 @@ struct Resolver {
     func displayName(_ name: String, qualifier: String?) -> String? {
         guard let found = try? Resolver.find(name, qualifier: qualifier, in: sources) else { return nil }
         let (s, column) = found
-        if let column { return sources[s].columns[column].name }
+        if let column { return sources[s].displayNames?[column] ?? sources[s].columns[column].name }
         return sources[s].rowidAlias.map { sources[s].columns[$0].name }
     }
 

@@ -81,6 +81,23 @@ struct Accumulator {
         return false
     }
 
+    /// Takes back a row `add` took, as SQLite's window functions do when a row leaves a sliding
+    /// frame (xInverse of count(), sum(), total() and avg()): the count and the sums go down,
+    /// and a sum that has turned real or overflowed stays so until its partition ends.
+    mutating func remove(_ context: RowContext) throws {
+        if call.star { count -= 1; return }
+        let value = try Evaluator.evaluate(call.args[0], context)
+        if case .null = value { return }
+        count -= 1
+        guard kind == .sum || kind == .total || kind == .avg else { return }
+        if case .integer(let i) = SQLValues.sumOperand(value), !approximate {
+            realSum -= Double(i)
+            integerSum = integerSum &- i
+        } else {
+            realSum -= SQLValues.double(SQLValues.sumOperand(value))
+        }
+    }
+
     func result() throws -> SQLValue {
         switch kind {
         case .count: return .integer(count)

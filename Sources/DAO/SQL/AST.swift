@@ -278,6 +278,9 @@ struct FromItem: Sendable {
     var using: [String]?
     /// INDEXED BY / NOT INDEXED after it (IndexHints.swift; used only when it is the one table).
     var indexHint: IndexHint? = nil
+    /// The window functions computed over a subquery's rows: set only by the rewrite of a
+    /// SELECT that calls them (SQL/WindowRewrite.swift).
+    var windows: WindowStage? = nil
 }
 
 struct OrderTerm: Sendable {
@@ -306,6 +309,8 @@ struct SelectStatement: Sendable {
     /// The FROM clause when it is more than one plain table (joins) or holds a subquery;
     /// empty when it is one table (`table`, `tableAlias`) or none.
     var from: [FromItem] = []
+    /// `WINDOW name AS (...)` definitions, in order (read by the window rewrite as it parses).
+    var windowDefinitions: [(name: String, definition: WindowDefinition)] = []
 }
 
 /// `CREATE [TEMP] VIEW [IF NOT EXISTS] name [(columns)] AS select`.

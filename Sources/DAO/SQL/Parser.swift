@@ -3,8 +3,8 @@
 /// is `DAOError.syntax` with the line and column of the offending token, worded like SQLite
 /// (`near "x": syntax error`).
 struct Parser {
-    private var tokens: [Token]
-    private var position = 0
+    var tokens: [Token]
+    var position = 0
     private let source: [UInt8]
     /// Parameter slots: `?` takes the next number, `?NNN` that number, `:name` a slot by name.
     private(set) var parameterCount = 0
@@ -15,6 +15,10 @@ struct Parser {
     private var nesting = 0
     /// Whether a trigger's body is being parsed (RAISE is allowed only there; Triggers.swift).
     private var inTriggerBody = false
+    /// The window function calls met so far, by the number their marker holds, and whether the
+    /// rewrite of their SELECT took each (SQL/WindowRewrite.swift).
+    var windowCalls: [ParsedWindowCall] = []
+    var windowCallsTaken: [Bool] = []
 
     /// Nesting at which SQLite's parser gives up ("parser stack overflow"; it accepts 50 nested
     /// parentheses and refuses 100).
@@ -27,6 +31,11 @@ struct Parser {
     static func parse(_ sql: String) throws -> (Statement, parameterCount: Int, names: [String: Int]) {
         var parser = try Parser(sql: sql)
         let statement = try parser.parseStatement()
+        // A window function anywhere but a SELECT's result columns and ORDER BY (an UPDATE's
+        // SET, a CHECK, ...) was left for no rewrite to take.
+        if let left = parser.windowCallsTaken.firstIndex(of: false) {
+            throw SQLExecutionError("misuse of window function \(parser.windowCalls[left].name)()")
+        }
         while parser.peekSymbol(";") { parser.position += 1 }
         guard parser.current.kind == .end else {
             if parser.current.kind == .identifier, ["UNION", "INTERSECT", "EXCEPT"].contains(parser.current.upper) {
@@ -46,34 +55,34 @@ struct Parser {
 
     // MARK: Token helpers
 
-    private var current: Token { tokens[position] }
+    var current: Token { tokens[position] }
 
-    private func syntaxError(_ token: Token? = nil) -> DAOError {
+    func syntaxError(_ token: Token? = nil) -> DAOError {
         let token = token ?? current
         if token.kind == .end { return .syntax(message: "incomplete input", line: token.line, column: token.column) }
         let shown = String(decoding: source[token.start..<token.end], as: UTF8.self)
         return .syntax(message: "near \"\(shown)\": syntax error", line: token.line, column: token.column)
     }
 
-    private func peekKeyword(_ word: String) -> Bool { current.kind == .identifier && current.upper == word }
+    func peekKeyword(_ word: String) -> Bool { current.kind == .identifier && current.upper == word }
     private func peekKeyword(_ word: String, at offset: Int) -> Bool {
         let index = min(position + offset, tokens.count - 1)
         return tokens[index].kind == .identifier && tokens[index].upper == word
     }
-    private func peekSymbol(_ symbol: String) -> Bool { current.kind == .symbol && current.text == symbol }
+    func peekSymbol(_ symbol: String) -> Bool { current.kind == .symbol && current.text == symbol }
 
-    private mutating func acceptKeyword(_ word: String) -> Bool {
+    mutating func acceptKeyword(_ word: String) -> Bool {
         if peekKeyword(word) { position += 1; return true }
         return false
     }
-    private mutating func acceptSymbol(_ symbol: String) -> Bool {
+    mutating func acceptSymbol(_ symbol: String) -> Bool {
         if peekSymbol(symbol) { position += 1; return true }
         return false
     }
-    private mutating func expectKeyword(_ word: String) throws {
+    mutating func expectKeyword(_ word: String) throws {
         guard acceptKeyword(word) else { throw syntaxError() }
     }
-    private mutating func expectSymbol(_ symbol: String) throws {
+    mutating func expectSymbol(_ symbol: String) throws {
         guard acceptSymbol(symbol) else { throw syntaxError() }
     }
 
@@ -101,7 +110,7 @@ struct Parser {
     }
 
     /// An identifier (bare or quoted) as a name.
-    private mutating func parseName() throws -> String {
+    mutating func parseName() throws -> String {
         let token = current
         if token.kind == .quotedIdentifier || (token.kind == .identifier && !Parser.reserved.contains(token.upper)) {
             position += 1
@@ -792,6 +801,7 @@ struct Parser {
     }
 
     mutating func parseSelect() throws -> SelectStatement {
+        let firstWindowCall = windowCalls.count
         var with: WithClause?
         if peekKeyword("WITH") { with = try parseWithClause() }
         var endsWithValues = peekKeyword("VALUES")
@@ -806,6 +816,8 @@ struct Parser {
         // SQLite's grammar takes no ORDER BY or LIMIT after a VALUES list.
         if endsWithValues && (peekKeyword("ORDER") || peekKeyword("LIMIT")) { throw syntaxError() }
         try parseOrderAndLimit(into: &statement)
+        // Window functions: the SELECT becomes one over a subquery that computes them.
+        if windowCalls.count > firstWindowCall { statement = try rewriteWindows(in: statement) }
         return statement
     }
 
@@ -911,7 +923,13 @@ struct Parser {
         } else if acceptKeyword("HAVING") {
             statement.having = try parseExpression()
         }
-        if peekKeyword("WINDOW") { throw DAOError.unsupported("WINDOW") }
+        if acceptKeyword("WINDOW") {
+            repeat {
+                let name = try parseName()
+                try expectKeyword("AS")
+                statement.windowDefinitions.append((name, try parseWindowDefinition()))
+            } while acceptSymbol(",")
+        }
         return statement
     }
 
@@ -1505,7 +1523,6 @@ struct Parser {
             let lowered = name.lowercased()
             let isAggregate = ScalarFunctions.aggregateNames.contains(lowered) && !(["min", "max"].contains(lowered) && args.count != 1)
             guard isAggregate else { throw SQLExecutionError("FILTER may not be used with non-aggregate \(lowered)()") }
-            if peekKeyword("OVER") { throw DAOError.unsupported("WINDOW") }
             if star {
                 star = false
                 args = [.caseWhen(base: nil, whens: [(condition, .literal(.integer(1)))], otherwise: nil)]
@@ -1513,7 +1530,7 @@ struct Parser {
                 args[0] = .caseWhen(base: nil, whens: [(condition, first)], otherwise: nil)
             }
         }
-        if peekKeyword("OVER") { throw DAOError.unsupported("WINDOW") }
+        if acceptKeyword("OVER") { return try parseWindowCall(name: name.lowercased(), args: args, distinct: distinct, star: star) }
         return .function(name: name.lowercased(), args: args, distinct: distinct, star: star)
     }
 
