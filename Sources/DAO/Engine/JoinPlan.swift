@@ -346,7 +346,9 @@ extension JoinPlan {
             }
             scope.append(source)
             let width = source.columns.count
-            let made = Source(name: name, table: nil, subquery: compiled, offset: offset, width: width, join: item.join)
+            // The rewrite's alias is no name to show in a plan.
+            let made = Source(name: runner == nil ? name : "(window functions)", table: nil, subquery: compiled, offset: offset,
+                              width: width, join: item.join)
             made.windows = runner
             sources.append(made)
             offset += width

@@ -1,10 +1,12 @@
 /// Computes the window functions of a rewritten SELECT (SQL/WindowRewrite.swift) over the
 /// rows of its subquery, as SQLite 3.40's window.c does (windowfunctions.html).
 ///
-/// The calls are taken from the last to the first. Each sorts the rows by its PARTITION BY and
-/// ORDER BY, keeping the order the later call left among ties, walks the partitions and their
-/// peer groups, and writes one value per row. The rows come out in the first call's order,
-/// which is the order SQLite hands them out in when the SELECT has no ORDER BY.
+/// Calls of the same window form a group (`WindowCall.group`); the groups are taken from the
+/// last to the first. Each sorts the rows by its PARTITION BY and ORDER BY, keeping the order
+/// the later group left among ties, and its calls walk the partitions and their peer groups
+/// and write one value per row. The rows come out in the first group's order, which is the
+/// order SQLite hands them out in when the SELECT has no ORDER BY (it nests one subquery per
+/// group, the first group outermost).
 ///
 /// Cost: a sort per call, O(n log n); ranking functions O(n); frame functions O(n) when each
 /// row's frame starts where the last one did (running and whole-partition frames, the
@@ -23,10 +25,11 @@ struct WindowRunner {
         guard !rows.isEmpty else { return [] }
         var values: [[SQLValue]] = Array(repeating: [], count: stage.calls.count)
         var order = Array(rows.indices)
-        for k in stage.calls.indices.reversed() {
-            let call = stage.calls[k]
-            order = sorted(order, rows, call)
-            values[k] = try compute(call, rows, order, context)
+        let groups = Set(stage.calls.map(\.group)).sorted(by: >)
+        for group in groups {
+            let members = stage.calls.indices.filter { stage.calls[$0].group == group }
+            order = sorted(order, rows, stage.calls[members[0]])
+            for k in members { values[k] = try compute(stage.calls[k], rows, order, context) }
         }
         return order.map { r in
             var row = rows[r]
@@ -219,7 +222,7 @@ struct WindowRunner {
                 scratch.row = rows[members[position]]
                 _ = try accumulator.add(scratch)
             }
-            if call.frame.exclusion == .noOthers, ["count", "sum", "total", "avg"].contains(name) {
+            if !call.frame.exclusionWritten, ["count", "sum", "total", "avg"].contains(name) {
                 // As SQLite: rows join the sum as the frame's end passes them and leave it as its
                 // start does (those leaving before those joining, but for a frame that starts
                 // after its row), so a sum keeps SQLite's rounding, turns real and overflows
@@ -243,18 +246,18 @@ struct WindowRunner {
                 }
                 return
             }
-            // Others (and any frame with EXCLUDE) are computed over each frame, from its rows
-            // in order, but for a frame that only grew at its end.
+            // Others (and any frame with an EXCLUDE clause, as SQLite) are computed over each
+            // frame, from its rows in order, but for a frame that only grew at its end.
             var added: Range<Int>?
             for i in 0..<n {
                 let frame = try bounds(call, partition, rows, offsets, at: i)
-                if frame.excluded == nil, let last = added, last.lowerBound == frame.range.lowerBound, last.upperBound <= frame.range.upperBound {
+                if !call.frame.exclusionWritten, let last = added, last.lowerBound == frame.range.lowerBound, last.upperBound <= frame.range.upperBound {
                     for position in last.upperBound..<frame.range.upperBound { try add(position) }
                     added = frame.range
                 } else {
                     accumulator = Accumulator(aggregate)
                     for position in frame.range where !frame.excludes(position) { try add(position) }
-                    added = frame.excluded == nil ? frame.range : nil
+                    added = call.frame.exclusionWritten ? nil : frame.range
                 }
                 result[members[i]] = try accumulator.result()
             }

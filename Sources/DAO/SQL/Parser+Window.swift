@@ -77,6 +77,7 @@ extension Parser {
             frame = WindowFrame(unit: unit, start: try parseFrameBound(isStart: true), end: .currentRow)
         }
         if acceptKeyword("EXCLUDE") {
+            frame.exclusionWritten = true
             if acceptKeyword("NO") {
                 try expectKeyword("OTHERS")
                 frame.exclusion = .noOthers

@@ -65,13 +65,18 @@ struct WindowFrame<Offset: Sendable>: Sendable {
     var start: WindowFrameBound<Offset>
     var end: WindowFrameBound<Offset>
     var exclusion: WindowFrameExclusion = .noOthers
+    /// Whether an EXCLUDE clause is written (`EXCLUDE NO OTHERS` included): SQLite then sums
+    /// each frame over its own rows instead of sliding one sum along (which a real that left
+    /// the frame leaves real).
+    var exclusionWritten = false
 
     /// SQLite's frame when none is written: `RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW`
     /// (the whole partition when there is no ORDER BY: every row is then a peer).
     static var standard: WindowFrame { WindowFrame(unit: .range, start: .unboundedPreceding, end: .currentRow) }
 
     func map<T: Sendable>(_ transform: (Offset) throws -> T) rethrows -> WindowFrame<T> {
-        WindowFrame<T>(unit: unit, start: try start.map(transform), end: try end.map(transform), exclusion: exclusion)
+        WindowFrame<T>(unit: unit, start: try start.map(transform), end: try end.map(transform), exclusion: exclusion,
+                       exclusionWritten: exclusionWritten)
     }
 }
 
@@ -147,6 +152,11 @@ struct WindowCall: Sendable {
     var partition: [Int]
     var order: [WindowOrderTerm<Int>]
     var frame: WindowFrame<Int>
+    /// Calls whose windows SQLite counts as the same (the same PARTITION BY, ORDER BY and
+    /// frame, a ranking function's frame being the one SQLite gives it) share a number, the
+    /// calls' first appearance deciding the numbers' order. SQLite computes each such group
+    /// over the rows in the order the groups after it left them, the last group first.
+    var group: Int
 }
 
 /// What a rewritten SELECT computes over its FROM subquery's rows before its own result

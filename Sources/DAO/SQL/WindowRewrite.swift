@@ -127,6 +127,8 @@ private struct WindowLifting {
     /// The calls as the engine computes them, and which parsed call each one is.
     var stage: [WindowCall] = []
     var taken: [Int] = []
+    /// Each group's window as text (`WindowCall.group`).
+    private var groups: [String] = []
 
     init(calls: [ParsedWindowCall], definitions: [(name: String, definition: WindowDefinition)]) {
         self.calls = calls
@@ -185,18 +187,50 @@ private struct WindowLifting {
                 return try liftOperand(offset)
             }
             frame = WindowFrame(unit: written.unit, start: try written.start.map { try offsetColumn($0, "starting") },
-                                end: try written.end.map { try offsetColumn($0, "ending") }, exclusion: written.exclusion)
+                                end: try written.end.map { try offsetColumn($0, "ending") }, exclusion: written.exclusion,
+                                exclusionWritten: written.exclusionWritten)
         }
         let function = WindowFunction(name: call.name) ?? .aggregate(call.name)
+        // SQLite gives the ranking functions, lag() and lead() frames of their own
+        // (sqlite3WindowUpdate) before it compares windows.
+        let frameText: String
+        switch function {
+        case .rowNumber, .lag: frameText = "ROWS UNBOUNDED PRECEDING CURRENT ROW"
+        case .rank, .denseRank: frameText = "RANGE UNBOUNDED PRECEDING CURRENT ROW"
+        case .percentRank: frameText = "GROUPS CURRENT ROW UNBOUNDED FOLLOWING"
+        case .cumeDist: frameText = "GROUPS \(Expr.literal(.integer(1))) FOLLOWING UNBOUNDED FOLLOWING"
+        case .ntile: frameText = "ROWS CURRENT ROW UNBOUNDED FOLLOWING"
+        case .lead: frameText = "ROWS UNBOUNDED PRECEDING UNBOUNDED FOLLOWING"
+        default: frameText = WindowLifting.text(of: definition.frame ?? WindowFrame<Expr>.standard)
+        }
+        let windowText = "\(definition.partition) \(definition.order) \(frameText)"
+        let group = groups.firstIndex(of: windowText) ?? groups.count
+        if group == groups.count { groups.append(windowText) }
         let lowered = WindowCall(function: function, arguments: try call.args.map { try liftOperand($0) }, star: call.star,
                                  partition: try definition.partition.map { try liftOperand($0) },
                                  order: try definition.order.map {
                                      WindowOrderTerm(operand: try liftOperand($0.operand), descending: $0.descending, nullsFirst: $0.nullsFirst)
                                  },
-                                 frame: frame)
+                                 frame: frame, group: group)
         stage.append(lowered)
         taken.append(k)
         return .column(table: Parser.windowSourceAlias, name: Parser.windowColumnName(stage.count - 1))
+    }
+
+    /// A frame as text that two frames SQLite counts as the same share (the default one is
+    /// `RANGE UNBOUNDED PRECEDING CURRENT ROW`; any EXCLUDE clause written counts).
+    static func text(of frame: WindowFrame<Expr>) -> String {
+        func bound(_ bound: WindowFrameBound<Expr>) -> String {
+            switch bound {
+            case .unboundedPreceding: return "UNBOUNDED PRECEDING"
+            case .preceding(let offset): return "\(offset) PRECEDING"
+            case .currentRow: return "CURRENT ROW"
+            case .following(let offset): return "\(offset) FOLLOWING"
+            case .unboundedFollowing: return "UNBOUNDED FOLLOWING"
+            }
+        }
+        let unit = frame.unit == .rows ? "ROWS" : frame.unit == .range ? "RANGE" : "GROUPS"
+        return "\(unit) \(bound(frame.start)) \(bound(frame.end))" + (frame.exclusionWritten ? " EXCLUDE \(frame.exclusion)" : "")
     }
 
     /// A call's window with its named window and base resolved.
