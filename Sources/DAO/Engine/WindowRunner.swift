@@ -222,6 +222,10 @@ struct WindowRunner {
                 scratch.row = rows[members[position]]
                 _ = try accumulator.add(scratch)
             }
+            if !call.frame.exclusionWritten, name == "min" || name == "max" {
+                try slidingExtreme(call, partition, rows, offsets, largest: name == "max", into: &result)
+                return
+            }
             if !call.frame.exclusionWritten, ["count", "sum", "total", "avg"].contains(name) {
                 // As SQLite: rows join the sum as the frame's end passes them and leave it as its
                 // start does (those leaving before those joining, but for a frame that starts
@@ -261,6 +265,52 @@ struct WindowRunner {
                 }
                 result[members[i]] = try accumulator.result()
             }
+        }
+    }
+
+    /// min() or max() over frames whose ends only advance, in O(n) for the partition: the
+    /// positions that can still be the answer are kept in a queue whose values run from the
+    /// best down, the front dropped as the frame's start passes it. Among values equal under
+    /// the collation ('a' and 'A' under NOCASE) the answer is SQLite's: the earliest when the
+    /// frame starts at the partition's start (its min()/max() step keeps the first), otherwise
+    /// (SQLite keeps such a frame's values in an index) the latest for max() and the earliest
+    /// for min().
+    private func slidingExtreme(_ call: WindowCall, _ partition: Partition, _ rows: [[SQLValue]], _ offsets: (SQLValue?, SQLValue?),
+                                largest: Bool, into result: inout [SQLValue]) throws {
+        let members = partition.members
+        let argument = column(call.arguments[0])
+        let order = collation(call.arguments[0])
+        func value(_ position: Int) -> SQLValue { rows[members[position]][argument] }
+        var latestAmongEqual = false
+        if largest, case .unboundedPreceding = call.frame.start {} else if largest { latestAmongEqual = true }
+        var queue: [Int] = []
+        var head = 0
+        var added = 0
+        for i in 0..<members.count {
+            let frame = try bounds(call, partition, rows, offsets, at: i)
+            if frame.range.upperBound < added { // never for frames SQL can write
+                queue.removeAll()
+                head = 0
+                added = frame.range.lowerBound
+            }
+            while added < frame.range.upperBound {
+                let candidate = value(added)
+                if case .null = candidate {} else {
+                    while queue.count > head {
+                        let c = order.compare(candidate, value(queue[queue.count - 1]))
+                        guard (largest ? c > 0 : c < 0) || (c == 0 && latestAmongEqual) else { break }
+                        queue.removeLast()
+                    }
+                    queue.append(added)
+                }
+                added += 1
+            }
+            while head < queue.count, queue[head] < frame.range.lowerBound { head += 1 }
+            if head > 4096 && head * 2 > queue.count {   // keep the queue's dead front bounded
+                queue.removeFirst(head)
+                head = 0
+            }
+            result[members[i]] = head < queue.count ? value(queue[head]) : .null
         }
     }
 

@@ -1522,7 +1522,12 @@ struct Parser {
             try expectSymbol(")")
             let lowered = name.lowercased()
             let isAggregate = ScalarFunctions.aggregateNames.contains(lowered) && !(["min", "max"].contains(lowered) && args.count != 1)
-            guard isAggregate else { throw SQLExecutionError("FILTER may not be used with non-aggregate \(lowered)()") }
+            guard isAggregate else {
+                if WindowFunction(name: lowered) != nil {
+                    throw SQLExecutionError("FILTER clause may only be used with aggregate window functions")
+                }
+                throw SQLExecutionError("FILTER may not be used with non-aggregate \(lowered)()")
+            }
             if star {
                 star = false
                 args = [.caseWhen(base: nil, whens: [(condition, .literal(.integer(1)))], otherwise: nil)]
@@ -1531,6 +1536,10 @@ struct Parser {
             }
         }
         if acceptKeyword("OVER") { return try parseWindowCall(name: name.lowercased(), args: args, distinct: distinct, star: star) }
+        // row_number(), lag(), ... exist only with OVER.
+        if let function = WindowFunction(name: name.lowercased()), !function.isAggregate {
+            throw SQLExecutionError("misuse of window function \(name.lowercased())()")
+        }
         return .function(name: name.lowercased(), args: args, distinct: distinct, star: star)
     }
 

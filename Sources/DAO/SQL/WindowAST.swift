@@ -133,6 +133,12 @@ enum WindowFunction: Sendable, Equatable {
         }
     }
 
+    /// Whether it is an aggregate function (which also runs without OVER).
+    var isAggregate: Bool {
+        if case .aggregate = self { return true }
+        return false
+    }
+
     /// Whether its value depends on the frame (the others read the partition and the peers).
     var usesFrame: Bool {
         switch self {
