@@ -8,7 +8,7 @@ import Glibc
 // sql-bench: the SQL engine (issue 7) against SQLite 3 in the same run.
 //
 //   swift run -c release sql-bench [--rows N] [--reopen-rows N] [--seconds S] [--engine both|unified|sqlite] [--svg DIR]
-//                                  [--only joins|join|join-aggregate|in-subquery|insert|pk|range|covered|order|scan]
+//                                  [--only joins|join|join-aggregate|in-subquery|insert|pk|range|covered|order|scan|window]
 //                                  [--materialize] [--checkpoint-first]
 //
 // --engine runs one engine alone, so its process's memory (RssAnon, RssFile, peak VmHWM, read
@@ -89,7 +89,7 @@ let schema = [
 ]
 let insertSQL = "INSERT INTO bench (id, k, name, v) VALUES (?, ?, ?, ?)"
 /// The read workloads on table bench that `--only` can pick.
-let tableWorkloadKeys = ["insert", "pk", "range", "covered", "order", "scan"]
+let tableWorkloadKeys = ["insert", "pk", "range", "covered", "order", "scan", "window"]
 /// The workloads of JoinWorkloads.swift.
 let joinWorkloadKeys = ["join", "join-aggregate", "in-subquery"]
 
@@ -210,6 +210,18 @@ func measureAll(_ options: Options) throws -> [Measurement] {
             try engine.run("SELECT id FROM bench WHERE v BETWEEN ? AND ?", [.real(low), .real(low + 1)])
         }
         figures["scan"] = scan.opsPerSecond
+        // Window functions over the 1,000 rows of a rowid range: a moving sum over the last ten
+        // rows and a rank within ten groups, as a report or feed screen asks for them.
+        let width = min(1_000, n)
+        let window = try throughput(count: wanted("window") ? 5_000 : 0, seconds: options.seconds) { _ in
+            let low = Int64.random(in: 1...Int64(n - width + 1), using: &random)
+            guard try engine.run("SELECT id, sum(v) OVER (ORDER BY id ROWS BETWEEN 9 PRECEDING AND CURRENT ROW), "
+                                 + "rank() OVER (PARTITION BY k % 10 ORDER BY v DESC) FROM bench WHERE id BETWEEN ? AND ?",
+                                 [.integer(low), .integer(low + Int64(width) - 1)]) == width else {
+                throw BenchError.verification("window functions")
+            }
+        }
+        figures["window"] = window.opsPerSecond
         if options.only == nil {
             let joins = try measureJoins(engine, orders: n, seconds: options.seconds)
             figures.merge(joins.figures) { _, new in new }
@@ -299,6 +311,12 @@ func measureAll(_ options: Options) throws -> [Measurement] {
         let (u, s, r) = ratio(key)
         if let only = options.only, results.values.allSatisfy({ $0[key] == nil }) || (only != "joins" && only != key) { continue }
         measurements.append(Measurement(workload: label, unified: u, sqlite: s, unit: "ops/s", goal: ">= \(goal)x (is \(String(format: "%.2f", r))x)", met: r >= goal))
+    }
+    // No issue sets a goal for window functions; the ratio is reported.
+    if let only = options.only, only != "window" {} else if results.values.contains(where: { $0["window"] != nil }) {
+        let (u, s, r) = ratio("window")
+        measurements.append(Measurement(workload: "window functions over 1,000 rows (moving sum, rank)", unified: u, sqlite: s, unit: "ops/s",
+                                        goal: "- (is \(String(format: "%.2f", r))x)", met: nil))
     }
     if options.only != nil { return measurements }
     let u = reopen["UnifiedStorage"] ?? .infinity

@@ -28,8 +28,12 @@ struct WindowRunner {
         let groups = Set(stage.calls.map(\.group)).sorted(by: >)
         for group in groups {
             let members = stage.calls.indices.filter { stage.calls[$0].group == group }
-            order = sorted(order, rows, stage.calls[members[0]])
-            for k in members { values[k] = try compute(stage.calls[k], rows, order, context) }
+            var keys = WindowSortKeys(stage.calls[members[0]], firstLifted: firstLifted, collations: collations, rows: rows, order: order)
+            keys.sort()
+            order = keys.order
+            let partitions = keys.partitions()
+            let peers = keys.peersOfPrevious()
+            for k in members { values[k] = try compute(stage.calls[k], rows, order, partitions, peers, context) }
         }
         return order.map { r in
             var row = rows[r]
@@ -48,34 +52,6 @@ struct WindowRunner {
         return c < collations.count ? collations[c] : .binary
     }
 
-    /// `order` sorted by the call's partition and order keys; ties keep their order.
-    private func sorted(_ order: [Int], _ rows: [[SQLValue]], _ call: WindowCall) -> [Int] {
-        if call.partition.isEmpty && call.order.isEmpty { return order }
-        var positions = Array(order.indices)
-        positions.sort { a, b in
-            var c = comparePartition(rows[order[a]], rows[order[b]], call)
-            if c == 0 { c = compareOrder(rows[order[a]], rows[order[b]], call) }
-            return c != 0 ? c < 0 : a < b
-        }
-        return positions.map { order[$0] }
-    }
-
-    private func comparePartition(_ x: [SQLValue], _ y: [SQLValue], _ call: WindowCall) -> Int {
-        for j in call.partition {
-            let c = collation(j).compare(x[column(j)], y[column(j)])
-            if c != 0 { return c }
-        }
-        return 0
-    }
-
-    private func compareOrder(_ x: [SQLValue], _ y: [SQLValue], _ call: WindowCall) -> Int {
-        for term in call.order {
-            let c = compare(x[column(term.operand)], y[column(term.operand)], term)
-            if c != 0 { return c }
-        }
-        return 0
-    }
-
     /// Two values as an ORDER BY term sorts them (its direction, its NULLs placement).
     private func compare(_ a: SQLValue, _ b: SQLValue, _ term: WindowOrderTerm<Int>) -> Int {
         switch (a, b) {
@@ -90,18 +66,16 @@ struct WindowRunner {
 
     // MARK: Values
 
-    /// The call's value for each row (indexed as `rows`).
-    private func compute(_ call: WindowCall, _ rows: [[SQLValue]], _ order: [Int], _ context: RowContext) throws -> [SQLValue] {
+    /// The call's value for each row (indexed as `rows`), the rows in window order (`order`),
+    /// its partitions (ranges of `order`) and whether each position is a peer of the one before.
+    private func compute(_ call: WindowCall, _ rows: [[SQLValue]], _ order: [Int], _ partitions: [Range<Int>], _ peers: [Bool],
+                         _ context: RowContext) throws -> [SQLValue] {
         var result = [SQLValue](repeating: .null, count: rows.count)
         let offsets = try frameOffsets(call, rows[order[0]])
-        var start = 0
-        while start < order.count {
-            var end = start + 1
-            while end < order.count, comparePartition(rows[order[start]], rows[order[end]], call) == 0 { end += 1 }
-            var partition = Partition(members: Array(order[start..<end]))
-            partition.findPeers { compareOrder(rows[$0], rows[$1], call) == 0 }
+        for range in partitions {
+            var partition = Partition(members: Array(order[range]))
+            partition.findPeers { position in peers[range.lowerBound + position] }
             try computePartition(call, partition, rows, offsets, context, into: &result)
-            start = end
         }
         return result
     }
@@ -121,7 +95,8 @@ struct WindowRunner {
 
         var count: Int { members.count }
 
-        mutating func findPeers(_ arePeers: (Int, Int) -> Bool) {
+        /// Finds the peer groups from whether each position is a peer of the one before it.
+        mutating func findPeers(_ isPeerOfPrevious: (Int) -> Bool) {
             let n = members.count
             groupStart = .init(repeating: 0, count: n)
             groupEnd = .init(repeating: 0, count: n)
@@ -129,7 +104,7 @@ struct WindowRunner {
             var i = 0
             while i < n {
                 var j = i + 1
-                while j < n, arePeers(members[i], members[j]) { j += 1 }
+                while j < n, isPeerOfPrevious(j) { j += 1 }
                 for p in i..<j {
                     groupStart[p] = i
                     groupEnd[p] = j
