@@ -3,8 +3,8 @@
 /// is `DAOError.syntax` with the line and column of the offending token, worded like SQLite
 /// (`near "x": syntax error`).
 struct Parser {
-    var tokens: [Token]
-    var position = 0
+    private var tokens: [Token]
+    private var position = 0
     private let source: [UInt8]
     /// Parameter slots: `?` takes the next number, `?NNN` that number, `:name` a slot by name.
     private(set) var parameterCount = 0
