@@ -125,6 +125,36 @@ final class CompoundSelectTests: XCTestCase {
         same(d, "SELECT a FROM t")
     }
 
+    /// `WITH ... INSERT | REPLACE | UPDATE | DELETE`, as SQLite runs them: the WITH tables are
+    /// visible to the statement's SELECT, WHERE and subqueries, computed again on each run
+    /// (the same statement run twice sees the rows of its second run), and gone after it.
+    func testWithBeforeInsertUpdateAndDelete() throws {
+        let d = try makeDifferential()
+        d.run([
+            "CREATE TABLE w(v, n INTEGER)",
+            "WITH RECURSIVE c(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM c WHERE k < 5) INSERT INTO w SELECT k, k * k FROM c",
+            "WITH big AS (SELECT v FROM w WHERE n > 10) DELETE FROM w WHERE v IN (SELECT v FROM big)",
+            "WITH m(top) AS (SELECT max(a) FROM t) UPDATE w SET n = n + (SELECT top FROM m) WHERE v < 3",
+            "WITH src(v, n) AS (VALUES (7, 70), (8, 80)) REPLACE INTO w (v, n) SELECT v, n FROM src",
+            "WITH src AS (SELECT 9 AS v) INSERT INTO w (v, n) VALUES ((SELECT v FROM src), 0)",
+        ])
+        same(d, "SELECT v, n FROM w ORDER BY v")
+        // Run twice: the second run computes the WITH table from the rows the first left.
+        let again = "WITH last(v) AS (SELECT max(v) FROM w) INSERT INTO w SELECT v + 1, 1 FROM last"
+        d.run([again, again])
+        same(d, "SELECT v, n FROM w ORDER BY v")
+        // RETURNING, and the rows a WITH table's subquery reads.
+        same(d, "WITH c AS (SELECT 100 AS v) INSERT INTO w SELECT v, 2 FROM c RETURNING v, n")
+        same(d, "WITH gone AS (SELECT v FROM w WHERE n = 2) DELETE FROM w WHERE v IN gone RETURNING v")
+        // The WITH table is gone after the statement; a stored table of the same name is seen.
+        same(d, "SELECT v FROM w ORDER BY v")
+        sameError(d, "WITH y AS (SELECT 5) INSERT INTO y VALUES (2)")
+        // A WITH table named as the written table: SQLite writes the table; refused here.
+        XCTAssertThrowsError(try d.database.execute("WITH w AS (SELECT 1) DELETE FROM w")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
+    }
+
     func testRecursiveCommonTableExpressions() throws {
         let d = try makeDifferential()
         for sql in ["WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10) SELECT x FROM c",

@@ -46,7 +46,6 @@ final class SyntaxAndUnsupportedTests: XCTestCase {
             ("SELECT * FROM t JOIN (t AS u JOIN t AS v ON 1) ON 1", "parenthesized join"),
             ("SELECT * FROM t LEFT JOIN t AS u ON u.a = v.a, t AS v", "ON clause of a LEFT JOIN naming a table joined after it"),
             ("SELECT (SELECT max(t.a) FROM t AS u) FROM t", "aggregate of an enclosing query's column in a subquery"),
-            ("WITH x AS (SELECT 1) DELETE FROM t", "WITH before DELETE"),
             ("CREATE TRIGGER tr INSTEAD OF INSERT ON t BEGIN SELECT 1; END", "INSTEAD OF trigger"),
             ("SELECT soundex(a) FROM t", "function soundex"),
             ("PRAGMA cache_size = 100", "PRAGMA cache_size"),

@@ -18,6 +18,12 @@ extension SQLDatabase {
     /// run through the recursive SELECTs), whether or not the clause says RECURSIVE.
     /// The tables are dropped when `select` ends, even when it throws.
     func runWithClause(_ with: WithClause, _ select: SelectStatement, _ context: RowContext) throws -> (SQLResult, [Affinity], [Collation]) {
+        try withCommonTables(with) { try runSelectReportingAffinities(select, context) }
+    }
+
+    /// Runs `body` with the tables of `with` visible by name (computed on their first read, as
+    /// `runWithClause` says), and drops them when it ends, even when it throws.
+    func withCommonTables<T>(_ with: WithClause, _ body: () throws -> T) throws -> T {
         let savedTables = transientTables, savedScope = commonTables
         defer {
             transientTables = savedTables
@@ -28,7 +34,24 @@ extension SQLDatabase {
             commonTables.pending[key] = cte
             transientTables[key] = nil   // an inner WITH hides an outer one of the same name
         }
-        return try runSelectReportingAffinities(select, context)
+        return try body()
+    }
+
+    /// `WITH ... INSERT | UPDATE | DELETE`: the statement run with the WITH tables visible to
+    /// its SELECT, subqueries and WHERE, compiled afresh each time (its WITH tables are
+    /// computed again on each run, so nothing compiled against them is kept).
+    /// - Throws: `DAOError.unsupported` when a WITH table has the name of the stored table the
+    ///   statement writes (SQLite writes the stored table then; here the name would find the
+    ///   WITH table), `DAOError.noSuchTable` when there is no stored table of that name (as
+    ///   SQLite), what the statement throws.
+    func runWithCommonTables(_ with: WithClause?, writing target: String, _ statement: Statement, parameters: [SQLValue],
+                             sink: RowSink?) throws -> SQLResult {
+        guard let with else { return try runStatement(statement, parameters: parameters, cache: nil, sink: sink) }
+        if with.tables.contains(where: { $0.name.lowercased() == target.lowercased() }) {
+            guard try tableIfExists(named: target) != nil else { throw DAOError.noSuchTable(target) }
+            throw DAOError.unsupported("WITH table named as the table the statement writes")
+        }
+        return try withCommonTables(with) { try runStatement(statement, parameters: parameters, cache: nil, sink: sink) }
     }
 
     /// The transient table `name` (lower-cased) when the running statement has one: a WITH

@@ -381,6 +381,20 @@ public final class SQLDatabase: @unchecked Sendable {
         if !context.subqueries.isEmpty { context.subqueries = SubqueryCache() }
         switch statement {
         case .select(let select): return try runSelect(select, context, cache: cache, sink: sink)
+        // WITH before a write (CommonTableExpressions.swift): the statement without it, run with
+        // its tables visible.
+        case .insert(var insert) where insert.with != nil:
+            let with = insert.with
+            insert.with = nil
+            return try runWithCommonTables(with, writing: insert.table, .insert(insert), parameters: parameters, sink: sink)
+        case .update(var update) where update.with != nil:
+            let with = update.with
+            update.with = nil
+            return try runWithCommonTables(with, writing: update.table, .update(update), parameters: parameters, sink: sink)
+        case .delete(var delete) where delete.with != nil:
+            let with = delete.with
+            delete.with = nil
+            return try runWithCommonTables(with, writing: delete.table, .delete(delete), parameters: parameters, sink: sink)
         case .insert(let insert) where insert.returning != nil:   // Returning.swift
             return try returning(insert.returning ?? [], of: insert.table, capturing: .inserted) { try runInsert(insert, context, cache: cache) }
         case .update(let update) where update.returning != nil:

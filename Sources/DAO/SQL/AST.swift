@@ -246,6 +246,8 @@ struct InsertStatement: Sendable {
     var upsert: UpsertClause? = nil
     /// RETURNING's result columns (Returning.swift).
     var returning: [ResultColumn]? = nil
+    /// The WITH clause before it (CommonTableExpressions.swift).
+    var with: WithClause? = nil
 }
 
 struct ResultColumn: Sendable {
@@ -333,12 +335,16 @@ struct UpdateStatement: Sendable {
     /// `UPDATE OR REPLACE | IGNORE | ABORT | FAIL` (what Android's `updateWithOnConflict`
     /// writes); `unspecified` when none is given.
     var mode: ConflictMode = .unspecified
+    /// The WITH clause before it (CommonTableExpressions.swift).
+    var with: WithClause? = nil
 }
 
 struct DeleteStatement: Sendable {
     var table: String
     var whereClause: Expr?
     var returning: [ResultColumn]? = nil
+    /// The WITH clause before it (CommonTableExpressions.swift).
+    var with: WithClause? = nil
 }
 
 /// One parsed statement of the subset.

@@ -154,7 +154,19 @@ struct Parser {
                 return .rollbackTo(try parseName())
             }
             return .rollback
-        case "WITH", "VALUES": return .select(try parseSelect())
+        case "WITH":
+            // Before INSERT, REPLACE, UPDATE or DELETE its tables are that statement's.
+            let with = try parseWithClause()
+            guard ["INSERT", "REPLACE", "UPDATE", "DELETE"].contains(current.upper), current.kind == .identifier else {
+                return .select(try parseSelect(after: with))
+            }
+            switch try parseStatement() {
+            case .insert(var insert): insert.with = with; return .insert(insert)
+            case .update(var update): update.with = with; return .update(update)
+            case .delete(var delete): delete.with = with; return .delete(delete)
+            default: throw syntaxError()
+            }
+        case "VALUES": return .select(try parseSelect())
         case "SAVEPOINT":
             position += 1
             return .savepoint(try parseName())
@@ -800,10 +812,11 @@ struct Parser {
         return DeleteStatement(table: table, whereClause: whereClause, returning: returning)
     }
 
-    mutating func parseSelect() throws -> SelectStatement {
+    /// A SELECT, compound or not, with its WITH clause (`with`, when the caller read it).
+    mutating func parseSelect(after with: WithClause? = nil) throws -> SelectStatement {
         let firstWindowCall = windowCalls.count
-        var with: WithClause?
-        if peekKeyword("WITH") { with = try parseWithClause() }
+        var with = with
+        if with == nil, peekKeyword("WITH") { with = try parseWithClause() }
         var endsWithValues = peekKeyword("VALUES")
         var statement = try parseSelectCore()
         statement.with = with
@@ -856,7 +869,8 @@ struct Parser {
         return nil
     }
 
-    /// `WITH [RECURSIVE] name [(columns)] AS (select), ...`, which must be followed by a SELECT.
+    /// `WITH [RECURSIVE] name [(columns)] AS (select), ...`, followed by a SELECT (or, at the
+    /// start of a statement, by INSERT, REPLACE, UPDATE or DELETE).
     private mutating func parseWithClause() throws -> WithClause {
         try expectKeyword("WITH")
         let recursive = acceptKeyword("RECURSIVE")
@@ -875,9 +889,6 @@ struct Parser {
             }
             tables.append(CommonTableExpression(name: name, columns: columns, select: select))
         } while acceptSymbol(",")
-        if peekKeyword("INSERT") || peekKeyword("REPLACE") || peekKeyword("UPDATE") || peekKeyword("DELETE") {
-            throw DAOError.unsupported("WITH before \(current.upper)")
-        }
         return WithClause(recursive: recursive, tables: tables)
     }
 
