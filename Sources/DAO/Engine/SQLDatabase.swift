@@ -416,6 +416,8 @@ public final class SQLDatabase: @unchecked Sendable {
         case .renameColumn(let table, let from, let to): try refuseTemporary(table); try refuseTriggers(table); try renameColumn(table, from, to: to); return SQLResult()
         case .dropColumn(let table, let column): try refuseTemporary(table); try dropColumn(table, column); return SQLResult()
         case .reindex(let name): try reindex(name); return SQLResult()
+        case .vacuum(let schema): try vacuum(schema); return SQLResult()   // SQLDatabase+Maintenance.swift
+        case .analyze(let schema, let name): try analyze(schema: schema, name: name); return SQLResult()
         case .createTrigger(let create): try createTrigger(create); return SQLResult()   // Triggers.swift
         case .dropTrigger(let name, let ifExists): try dropTrigger(name, ifExists: ifExists); return SQLResult()
         case .pragma(let pragma): return try runPragma(pragma)   // Pragmas.swift

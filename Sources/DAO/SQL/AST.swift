@@ -375,6 +375,10 @@ enum Statement: Sendable {
     case delete(DeleteStatement)
     /// REINDEX [name] (IndexHints.swift).
     case reindex(String?)
+    /// VACUUM [schema] (SQLDatabase+Maintenance.swift).
+    case vacuum(schema: String?)
+    /// ANALYZE [[schema.]table-or-index] (SQLDatabase+Maintenance.swift).
+    case analyze(schema: String?, name: String?)
     /// CREATE TRIGGER / DROP TRIGGER (SQL/TriggerAST.swift, Engine/Triggers.swift).
     case createTrigger(CreateTriggerStatement)
     case dropTrigger(String, ifExists: Bool)

@@ -182,7 +182,19 @@ struct Parser {
         case "PRAGMA":
             position += 1
             return .pragma(try parsePragma())
-        case "ATTACH", "DETACH", "VACUUM", "ANALYZE", "EXPLAIN":
+        case "VACUUM":
+            position += 1
+            var schema: String?
+            if current.kind == .quotedIdentifier || (current.kind == .identifier && !peekKeyword("INTO")) { schema = try parseName() }
+            if peekKeyword("INTO") { throw DAOError.unsupported("VACUUM INTO") }
+            return .vacuum(schema: schema)
+        case "ANALYZE":
+            position += 1
+            guard current.kind != .end, !peekSymbol(";") else { return .analyze(schema: nil, name: nil) }
+            let first = try parseName()
+            guard acceptSymbol(".") else { return .analyze(schema: nil, name: first) }
+            return .analyze(schema: first, name: try parseName())
+        case "ATTACH", "DETACH", "EXPLAIN":
             throw DAOError.unsupported(token.upper)
         default: throw syntaxError()
         }
