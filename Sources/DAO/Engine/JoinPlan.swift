@@ -314,7 +314,8 @@ extension JoinPlan {
         var sources: [Source] = []
         var scope: [ScopeSource] = []
         var offset = 0
-        func appendSubquery(_ statement: SelectStatement, name: String, _ item: FromItem, columnNames: [String]? = nil) throws {
+        func appendSubquery(_ statement: SelectStatement, name: String, _ item: FromItem, columnNames: [String]? = nil,
+                            withTable: Bool = false) throws {
             // Compiled with an empty scope for this query: a FROM subquery sees the queries
             // around this one, not its sibling sources.
             var outerResolver = resolver
@@ -325,6 +326,7 @@ extension JoinPlan {
             var names = select.names
             if let columnNames {
                 guard columnNames.count == names.count else {
+                    if withTable { throw SQLExecutionError("table \(name) has \(names.count) values for \(columnNames.count) columns") }
                     throw SQLExecutionError("expected \(columnNames.count) columns for '\(name)' but got \(names.count)")
                 }
                 names = columnNames
@@ -375,7 +377,8 @@ extension JoinPlan {
                 defer { database.viewsExpanding.remove(key) }
                 try appendSubquery(view.select, name: view.name, item, columnNames: view.columns)
             case .subquery(let statement):
-                try appendSubquery(statement, name: item.alias ?? "(subquery-\(number + 1))", item)
+                try appendSubquery(statement, name: item.alias ?? "(subquery-\(number + 1))", item, columnNames: item.columnNames,
+                                   withTable: item.columnNames != nil)
             }
         }
 

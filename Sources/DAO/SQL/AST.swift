@@ -283,6 +283,9 @@ struct FromItem: Sendable {
     /// The window functions computed over a subquery's rows: set only by the rewrite of a
     /// SELECT that calls them (SQL/WindowRewrite.swift).
     var windows: WindowStage? = nil
+    /// The names a subquery's columns go by (a WITH table's `c(p, q)` inlined:
+    /// SQL/CommonTableInlining.swift); nil: its own.
+    var columnNames: [String]? = nil
 }
 
 struct OrderTerm: Sendable {

@@ -550,8 +550,7 @@ struct Parser {
         var columns: [String]?
         if acceptSymbol("(") { columns = try parseNameList() }
         try expectKeyword("AS")
-        if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
-        let select = try parseSelect()
+        let select = try Parser.inliningCommonTables(try parseSelect())
         let text = sourceText(from: start, to: tokens[position - 1].end)
         return CreateViewStatement(name: name, temporary: temporary, ifNotExists: ifNotExists, columns: columns, select: select, text: text)
     }
@@ -1039,11 +1038,10 @@ struct Parser {
     private mutating func parseFromItem(join: JoinOperator, natural: Bool, first: Bool) throws -> FromItem {
         var item: FromItem
         if acceptSymbol("(") {
-            guard peekKeyword("SELECT") || peekKeyword("VALUES") else {
-                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
+            guard peekKeyword("SELECT") || peekKeyword("VALUES") || peekKeyword("WITH") else {
                 throw DAOError.unsupported("parenthesized join")   // not first in FROM
             }
-            item = FromItem(source: .subquery(try parseSelect()))
+            item = FromItem(source: .subquery(try Parser.inliningCommonTables(try parseSelect())))
             try expectSymbol(")")
         } else {
             item = FromItem(source: .table(try parseObjectName()))
@@ -1184,9 +1182,8 @@ struct Parser {
                     left = .inSelect(left, SubqueryPlan(all), negated: negated)
                     continue
                 }
-                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
-                if peekKeyword("SELECT") {
-                    let select = try parseSelect()
+                if peekKeyword("SELECT") || peekKeyword("WITH") {
+                    let select = try Parser.inliningCommonTables(try parseSelect())
                     try expectSymbol(")")
                     left = .inSelect(left, SubqueryPlan(select), negated: negated)
                     continue
@@ -1453,9 +1450,8 @@ struct Parser {
             return .parameter(parameterCount - 1)
         case .symbol where token.text == "(":
             position += 1
-            if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
-            if peekKeyword("SELECT") {
-                let select = try parseSelect()
+            if peekKeyword("SELECT") || peekKeyword("WITH") {
+                let select = try Parser.inliningCommonTables(try parseSelect())
                 try expectSymbol(")")
                 return .subquery(SubqueryPlan(select))
             }
@@ -1491,8 +1487,7 @@ struct Parser {
             case "EXISTS":
                 position += 1
                 try expectSymbol("(")
-                if peekKeyword("WITH") { throw DAOError.unsupported("WITH") }
-                let select = try parseSelect()
+                let select = try Parser.inliningCommonTables(try parseSelect())
                 try expectSymbol(")")
                 return .exists(SubqueryPlan(select), negated: false)
             case "SELECT": throw DAOError.unsupported("subquery")
