@@ -181,6 +181,13 @@ final class CompoundSelectTests: XCTestCase {
         sameError(d, "SELECT * FROM (WITH c(p, q) AS (SELECT 1) SELECT * FROM c)")
         d.run(["CREATE VIEW top AS WITH ranked AS (SELECT a, b, rank() OVER (ORDER BY a DESC) AS r FROM t WHERE a IS NOT NULL) SELECT a, b FROM ranked WHERE r <= 2"])
         same(d, "SELECT * FROM top ORDER BY b")
+        // Tables that read each other three times a level: refused past 1,000 reads, not grown
+        // to 3^12 copies.
+        var tables = ["w0 AS (SELECT 1 AS v)"]
+        for level in 1...12 { tables.append("w\(level) AS (SELECT a.v FROM w\(level - 1) AS a, w\(level - 1) AS b, w\(level - 1) AS c)") }
+        XCTAssertThrowsError(try d.database.execute("SELECT * FROM (WITH \(tables.joined(separator: ", ")) SELECT * FROM w12)")) { error in
+            guard case DAOError.unsupported = error else { return XCTFail("\(error)") }
+        }
         // A recursive WITH table inside a subquery stays refused (a statement's own one runs).
         XCTAssertThrowsError(try d.database.execute("SELECT * FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3) SELECT i FROM n)")) { error in
             guard case DAOError.unsupported = error else { return XCTFail("\(error)") }

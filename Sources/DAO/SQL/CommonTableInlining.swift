@@ -11,6 +11,12 @@ extension Parser {
     /// - Throws: `DAOError.unsupported` for a table that reads itself (RECURSIVE), "circular
     ///   reference" for tables that read each other.
     static func inliningCommonTables(_ select: SelectStatement) throws -> SelectStatement {
+        try inliningCommonTables(select, reads: CommonTableInliner.ReadCount())
+    }
+
+    /// `select` with its WITH clause inlined, the reads counted on `reads` (one count for a
+    /// clause and the clauses inside its tables' queries).
+    fileprivate static func inliningCommonTables(_ select: SelectStatement, reads: CommonTableInliner.ReadCount) throws -> SelectStatement {
         guard let with = select.with else { return select }
         var tables: [String: CommonTableExpression] = [:]
         for table in with.tables {
@@ -21,19 +27,28 @@ extension Parser {
         }
         var body = select
         body.with = nil
-        return try CommonTableInliner(tables: tables, visiting: []).inlined(body)
+        return try CommonTableInliner(tables: tables, visiting: [], reads: reads).inlined(body)
     }
 }
 
 /// Replaces the reads of WITH tables in one SELECT, its compound terms and its subqueries.
-private struct CommonTableInliner {
+fileprivate struct CommonTableInliner {
     let tables: [String: CommonTableExpression]
     /// The tables whose queries are being inlined (a read of one of them is circular).
     let visiting: Set<String>
+    /// The reads inlined so far, shared by the inliners of one clause: tables that read each
+    /// other several times each would grow the statement exponentially (3 reads a level, 10
+    /// levels: 59,049 copies), so past `ReadCount.limit` the clause is refused.
+    let reads: ReadCount
+
+    final class ReadCount {
+        static let limit = 1_000
+        var count = 0
+    }
 
     func inlined(_ select: SelectStatement) throws -> SelectStatement {
         // A WITH table's own query may have a WITH clause: its names come first.
-        var select = try Parser.inliningCommonTables(select)
+        var select = try Parser.inliningCommonTables(select, reads: reads)
         if let name = select.table, let table = tables[name.lowercased()] {
             if select.indexHint != nil { throw DAOError.unsupported("INDEXED BY on a WITH table") }
             select.from = [try item(FromItem(source: .table(name), alias: select.tableAlias), table)]
@@ -75,7 +90,11 @@ private struct CommonTableInliner {
     private func item(_ item: FromItem, _ table: CommonTableExpression) throws -> FromItem {
         let key = table.name.lowercased()
         guard !visiting.contains(key) else { throw SQLExecutionError("circular reference: \(table.name)") }
-        let inner = CommonTableInliner(tables: tables, visiting: visiting.union([key]))
+        reads.count += 1
+        guard reads.count <= ReadCount.limit else {
+            throw DAOError.unsupported("WITH tables read more than \(ReadCount.limit) times in one subquery")
+        }
+        let inner = CommonTableInliner(tables: tables, visiting: visiting.union([key]), reads: reads)
         var item = item
         if case .table(let written) = item.source, item.alias == nil { item.alias = written }
         item.source = .subquery(try inner.inlined(table.select))

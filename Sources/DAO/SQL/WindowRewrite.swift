@@ -52,7 +52,7 @@ extension Parser {
     /// functions; as it is otherwise.
     private mutating func rewriteWindowCore(_ select: SelectStatement) throws -> SelectStatement {
         for clause in [select.whereClause].compactMap({ $0 }) + select.groupBy + [select.having].compactMap({ $0 }) {
-            if let k = clause.firstWindowCall { throw Parser.windowMisuse(windowCalls[k].name) }
+            if let k = clause.firstWindowCall { throw Parser.windowMisuse(k < windowCalls.count ? windowCalls[k].name : "?") }
         }
         let callsIn: (Expr) -> Bool = { $0.firstWindowCall != nil }
         let hasCalls = select.columns.contains { column in
@@ -145,7 +145,7 @@ private struct WindowLifting {
 
     /// `expr` lifted as one column, refusing a window function inside it.
     mutating func liftOperand(_ expr: Expr) throws -> Int {
-        if let k = expr.firstWindowCall { throw Parser.windowMisuse(calls[k].name) }
+        if let k = expr.firstWindowCall { throw Parser.windowMisuse(name(ofCall: k)) }
         return lift(expr)
     }
 
@@ -157,10 +157,7 @@ private struct WindowLifting {
             if let k = node.windowCallNumber { return try column(ofCall: k) }
             if case .column(nil, let name) = node, aliases.contains(name.lowercased()) { return node }
             if let k = node.firstWindowCall {
-                if case .function(let name, let args, _, _) = node, ScalarFunctions.aggregateNames.contains(name),
-                   !((name == "min" || name == "max") && args.count > 1) {
-                    throw Parser.windowMisuse(calls[k].name)
-                }
+                if node.isAggregateCall { throw Parser.windowMisuse(name(ofCall: k)) }
                 return nil   // rebuilt from its parts
             }
             if !aliases.isEmpty, node.mentionsBareName(in: aliases), !node.isAggregateCall { return nil }
@@ -171,8 +168,13 @@ private struct WindowLifting {
         }
     }
 
+    /// The function name of parsed call `k` (markers are the parser's own, so `k` is one of
+    /// its calls; "?" otherwise rather than a trap).
+    private func name(ofCall k: Int) -> String { calls.indices.contains(k) ? calls[k].name : "?" }
+
     /// The column of parsed call `k`, its operands lifted the first time it is met.
     private mutating func column(ofCall k: Int) throws -> Expr {
+        guard calls.indices.contains(k) else { throw SQLExecutionError("misuse of window function") }
         let call = calls[k]
         let definition = try resolved(call)
         var frame = WindowFrame<Int>.standard
