@@ -149,6 +149,8 @@ final class CompoundSelectTests: XCTestCase {
         // The WITH table is gone after the statement; a stored table of the same name is seen.
         same(d, "SELECT v FROM w ORDER BY v")
         sameError(d, "WITH y AS (SELECT 5) INSERT INTO y VALUES (2)")
+        // Not inside a trigger's body (SQLite: a syntax error at the INSERT).
+        sameError(d, "CREATE TRIGGER tr AFTER INSERT ON t BEGIN WITH x AS (SELECT 1) INSERT INTO w SELECT *, 0 FROM x; END")
         // A WITH table named as the written table: SQLite writes the table; refused here.
         XCTAssertThrowsError(try d.database.execute("WITH w AS (SELECT 1) DELETE FROM w")) { error in
             guard case DAOError.unsupported = error else { return XCTFail("\(error)") }

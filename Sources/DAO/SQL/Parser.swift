@@ -160,6 +160,8 @@ struct Parser {
             guard ["INSERT", "REPLACE", "UPDATE", "DELETE"].contains(current.upper), current.kind == .identifier else {
                 return .select(try parseSelect(after: with))
             }
+            // SQLite's grammar has no WITH before a write inside a trigger's body.
+            if inTriggerBody { throw syntaxError() }
             switch try parseStatement() {
             case .insert(var insert): insert.with = with; return .insert(insert)
             case .update(var update): update.with = with; return .update(update)
