@@ -737,7 +737,10 @@ extension SQLDatabase {
         return nil
     }
 
-    func ordinal(_ n: Int) -> String {
+    func ordinal(_ n: Int) -> String { Self.ordinal(n) }
+
+    /// `n` as SQLite writes a term's place in its messages: 1st, 2nd, 3rd, 4th, ..., 11th, 21st.
+    static func ordinal(_ n: Int) -> String {
         let suffix: String
         switch (n % 100, n % 10) {
         case (11...13, _): suffix = "th"

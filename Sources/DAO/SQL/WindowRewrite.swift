@@ -27,7 +27,7 @@ extension Parser {
         var statement = statement
         // A compound's ORDER BY names its result columns; a window function there names none.
         for (number, term) in statement.orderBy.enumerated() where term.expr.firstWindowCall != nil {
-            throw SQLExecutionError("\(number + 1)\(number == 0 ? "st" : number == 1 ? "nd" : number == 2 ? "rd" : "th") ORDER BY term does not match any column in the result set")
+            throw SQLExecutionError("\(SQLDatabase.ordinal(number + 1)) ORDER BY term does not match any column in the result set")
         }
         for k in statement.compound.indices {
             statement.compound[k].select = try rewriteWindowCore(statement.compound[k].select)
@@ -90,9 +90,9 @@ extension Parser {
         for term in select.orderBy {
             var term = term
             let written = Parser.collated(term.expr)?.0 ?? term.expr
-            var isResultReference = false
+            // A result column's place or alias stays for the outer SELECT to read.
+            var isResultReference = SQLDatabase.resultPosition(term.expr) != nil
             if case .column(nil, let name) = written, aliases.contains(name.lowercased()) { isResultReference = true }
-            if case .literal = written { isResultReference = true }
             if !isResultReference { term.expr = try lifting.outer(term.expr, aliases: aliases) }
             orderBy.append(term)
         }
@@ -172,7 +172,7 @@ private struct WindowLifting {
     /// its calls; "?" otherwise rather than a trap).
     private func name(ofCall k: Int) -> String { calls.indices.contains(k) ? calls[k].name : "?" }
 
-    /// The column of parsed call `k`, its operands lifted the first time it is met.
+    /// The column of parsed call `k` (met once: each call has its own marker), its operands lifted.
     private mutating func column(ofCall k: Int) throws -> Expr {
         guard calls.indices.contains(k) else { throw SQLExecutionError("misuse of window function") }
         let call = calls[k]
