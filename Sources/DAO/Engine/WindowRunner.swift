@@ -8,7 +8,7 @@
 /// order SQLite hands them out in when the SELECT has no ORDER BY (it nests one subquery per
 /// group, the first group outermost).
 ///
-/// Cost: a sort per call, O(n log n); ranking functions O(n); frame functions O(n) when each
+/// Cost: a sort per group, O(n log n); ranking functions O(n); frame functions O(n) when each
 /// row's frame starts where the last one did (running and whole-partition frames, the
 /// default) and O(n × frame) otherwise.
 struct WindowRunner {
@@ -50,18 +50,6 @@ struct WindowRunner {
     private func collation(_ lifted: Int) -> Collation {
         let c = column(lifted)
         return c < collations.count ? collations[c] : .binary
-    }
-
-    /// Two values as an ORDER BY term sorts them (its direction, its NULLs placement).
-    private func compare(_ a: SQLValue, _ b: SQLValue, _ term: WindowOrderTerm<Int>) -> Int {
-        switch (a, b) {
-        case (.null, .null): return 0
-        case (.null, _): return term.nullsFirst ? -1 : 1
-        case (_, .null): return term.nullsFirst ? 1 : -1
-        default:
-            let c = collation(term.operand).compare(a, b)
-            return term.descending ? -c : c
-        }
     }
 
     // MARK: Values
@@ -423,21 +411,23 @@ struct WindowRunner {
         case .currentRow: return isEnd ? partition.groupEnd[i] : partition.groupStart[i]
         case .preceding, .following:
             guard let term = call.order.first, let offset else { return isEnd ? partition.groupEnd[i] : partition.groupStart[i] }
-            let key = rows[partition.members[i]][column(term.operand)]
-            var target = key
-            switch key {
+            let value = rows[partition.members[i]][column(term.operand)]
+            var target = value
+            switch value {
             case .integer, .real:
                 // PRECEDING goes toward the start of the order: down when ascending.
                 let preceding: Bool
                 if case .preceding = bound { preceding = true } else { preceding = false }
-                target = SQLValues.arithmetic(preceding != term.descending ? .subtract : .add, key, offset)
+                target = SQLValues.arithmetic(preceding != term.descending ? .subtract : .add, value, offset)
             default: break
             }
             // Binary search: keys ascend in the term's order through the partition.
+            let key = WindowSortKeys.Key(column: column(term.operand), collation: collation(term.operand), descending: term.descending,
+                                         nullsFirst: term.nullsFirst, partition: false)
             var low = 0, high = partition.count
             while low < high {
                 let middle = (low + high) / 2
-                let c = compare(rows[partition.members[middle]][column(term.operand)], target, term)
+                let c = WindowSortKeys.compare(rows[partition.members[middle]][key.column], target, key)
                 if isEnd ? c <= 0 : c < 0 { low = middle + 1 } else { high = middle }
             }
             return low
