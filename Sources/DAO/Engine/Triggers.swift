@@ -222,21 +222,9 @@ struct TriggerRows {
     }
 
     func substitute(_ select: SelectStatement) throws -> SelectStatement {
-        var select = select
-        select.columns = try select.columns.map { column in
-            var column = column
-            if case .expression(let e) = column.kind { column.kind = .expression(try substitute(e)) }
-            return column
-        }
-        select.whereClause = try select.whereClause.map(substitute)
-        select.groupBy = try select.groupBy.map(substitute)
-        select.having = try select.having.map(substitute)
-        select.orderBy = try select.orderBy.map { OrderTerm(expr: try substitute($0.expr), descending: $0.descending) }
-        select.limit = try select.limit.map(substitute)
-        select.offset = try select.offset.map(substitute)
+        var select = try select.mappingExpressions(substitute)
         select.from = try select.from.map { item in
             var item = item
-            item.on = try item.on.map(substitute)
             if case .subquery(let inner) = item.source { item.source = .subquery(try substitute(inner)) }
             return item
         }

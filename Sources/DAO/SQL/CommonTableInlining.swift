@@ -55,15 +55,16 @@ fileprivate struct CommonTableInliner {
             select.table = nil
             select.tableAlias = nil
         }
+        select = try select.mappingExpressions(expression)
         select.from = try select.from.map { item in
-            var item = item
             switch item.source {
             case .table(let name):
-                if let table = tables[name.lowercased()] { item = try self.item(item, table) }
+                if let table = tables[name.lowercased()] { return try self.item(item, table) }
             case .subquery(let inner):
+                var item = item
                 item.source = .subquery(try inlined(inner))
+                return item
             }
-            item.on = try item.on.map(expression)
             return item
         }
         select.compound = try select.compound.map { term in
@@ -71,18 +72,6 @@ fileprivate struct CommonTableInliner {
             term.select = try inlined(term.select)
             return term
         }
-        select.columns = try select.columns.map { column in
-            guard case .expression(let expr) = column.kind else { return column }
-            var column = column
-            column.kind = .expression(try expression(expr))
-            return column
-        }
-        select.whereClause = try select.whereClause.map(expression)
-        select.groupBy = try select.groupBy.map(expression)
-        select.having = try select.having.map(expression)
-        select.orderBy = try select.orderBy.map { OrderTerm(expr: try expression($0.expr), descending: $0.descending) }
-        select.limit = try select.limit.map(expression)
-        select.offset = try select.offset.map(expression)
         return select
     }
 

@@ -30,3 +30,31 @@ extension Expr {
         }
     }
 }
+
+extension SelectStatement {
+    /// The statement with `transform` applied to each expression of this core: result columns,
+    /// WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, OFFSET and the ON of its FROM items. Its FROM
+    /// subqueries, compound terms and WITH tables are left to the caller.
+    /// - Throws: what `transform` throws.
+    func mappingExpressions(_ transform: (Expr) throws -> Expr) rethrows -> SelectStatement {
+        var select = self
+        select.columns = try columns.map { column in
+            guard case .expression(let expr) = column.kind else { return column }
+            var column = column
+            column.kind = .expression(try transform(expr))
+            return column
+        }
+        select.whereClause = try whereClause.map(transform)
+        select.groupBy = try groupBy.map(transform)
+        select.having = try having.map(transform)
+        select.orderBy = try orderBy.map { OrderTerm(expr: try transform($0.expr), descending: $0.descending) }
+        select.limit = try limit.map(transform)
+        select.offset = try offset.map(transform)
+        select.from = try from.map { item in
+            var item = item
+            item.on = try item.on.map(transform)
+            return item
+        }
+        return select
+    }
+}
