@@ -8,8 +8,9 @@
 /// clause gives again is already its own there (shadowing needs no scope).
 extension Parser {
     /// `select` with its WITH clause inlined (as it is when it has none).
-    /// - Throws: `DAOError.unsupported` for a table that reads itself (RECURSIVE), "circular
-    ///   reference" for tables that read each other.
+    /// - Throws: `DAOError.unsupported` for a table that reads itself (RECURSIVE) and for
+    ///   more than `ReadCount.limit` reads of the clause's tables, "circular reference" for
+    ///   tables that read each other.
     static func inliningCommonTables(_ select: SelectStatement) throws -> SelectStatement {
         try inliningCommonTables(select, reads: CommonTableInliner.ReadCount())
     }
