@@ -90,11 +90,12 @@ struct Accumulator {
         if case .null = value { return }
         count -= 1
         guard kind == .sum || kind == .total || kind == .avg else { return }
-        if case .integer(let i) = SQLValues.sumOperand(value), !approximate {
+        let number = SQLValues.sumOperand(value)
+        if case .integer(let i) = number, !approximate {
             realSum -= Double(i)
             integerSum = integerSum &- i
         } else {
-            realSum -= SQLValues.double(SQLValues.sumOperand(value))
+            realSum -= SQLValues.double(number)
         }
     }
 

@@ -383,18 +383,19 @@ public final class SQLDatabase: @unchecked Sendable {
         case .select(let select): return try runSelect(select, context, cache: cache, sink: sink)
         // WITH before a write (CommonTableExpressions.swift): the statement without it, run with
         // its tables visible.
-        case .insert(var insert) where insert.with != nil:
-            let with = insert.with
-            insert.with = nil
-            return try runWithCommonTables(with, writing: insert.table, .insert(insert), parameters: parameters, sink: sink)
-        case .update(var update) where update.with != nil:
-            let with = update.with
-            update.with = nil
-            return try runWithCommonTables(with, writing: update.table, .update(update), parameters: parameters, sink: sink)
-        case .delete(var delete) where delete.with != nil:
-            let with = delete.with
-            delete.with = nil
-            return try runWithCommonTables(with, writing: delete.table, .delete(delete), parameters: parameters, sink: sink)
+        // (`let` bindings: every write passes these cases, and only one with a WITH is copied.)
+        case .insert(let insert) where insert.with != nil:
+            var inner = insert
+            inner.with = nil
+            return try runWithCommonTables(insert.with, writing: insert.table, .insert(inner), parameters: parameters, sink: sink)
+        case .update(let update) where update.with != nil:
+            var inner = update
+            inner.with = nil
+            return try runWithCommonTables(update.with, writing: update.table, .update(inner), parameters: parameters, sink: sink)
+        case .delete(let delete) where delete.with != nil:
+            var inner = delete
+            inner.with = nil
+            return try runWithCommonTables(delete.with, writing: delete.table, .delete(inner), parameters: parameters, sink: sink)
         case .insert(let insert) where insert.returning != nil:   // Returning.swift
             return try returning(insert.returning ?? [], of: insert.table, capturing: .inserted) { try runInsert(insert, context, cache: cache) }
         case .update(let update) where update.returning != nil:
