@@ -244,6 +244,14 @@ public final class LogStore: Sendable {
         try engine.withValue(key: key, space: space, crypt: nil, body) != nil
     }
 
+    /// `withValueBytes` with the key given as bytes (valid during the call): a caller that
+    /// makes its keys in place (the DAO's 8-byte row keys) reads without an array per key.
+    /// - Throws: as `withValue(forKey:space:crypt:_:)`.
+    package func withValueBytes(forKeyBytes key: UnsafeRawBufferPointer, space: KeySpace,
+                                _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        try engine.withValue(keyBytes: key, space: space, crypt: nil, body) != nil
+    }
+
     /// Calls `body` with the key and value of every live record of `space`, in no particular
     /// order, lent from the mapped segments under one hold of the read lock (for layers that
     /// scan a whole space with a cheap test per record: the DAO's full-table filters). `value`

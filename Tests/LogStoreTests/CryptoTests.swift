@@ -281,4 +281,34 @@ final class BorrowedReadTests: StoreTestCase {
         try store.put(b("gone"), forKey: b("x"), expiresAt: Date(timeIntervalSinceNow: -1))
         XCTAssertNil(try store.withValue(forKey: b("x")) { $0.count })
     }
+
+    /// The key-as-bytes read the DAO uses for rows: the same answers as `withValue`, the
+    /// plain value lent, the encrypted and compressed one decoded, absent and expired keys
+    /// not read, in another space too.
+    func testWithValueBytesForKeyBytesReadsAsWithValue() throws {
+        var options = self.options()
+        options.encryption = .init(key: [UInt8](repeating: 5, count: 32), keyID: 1)
+        options.compression = .init(level: 3, threshold: 16)
+        let store = try LogStore(directory: temporary.make(), options: options)
+        try store.put(b("plain value"), forKey: b("p"), crypt: .plain)
+        try store.put(Array(repeating: 0x41, count: 500), forKey: b("e"))
+        try store.put(b("other space"), forKey: b("p"), space: 7, crypt: .plain)
+        try store.put(b("gone"), forKey: b("x"), expiresAt: Date(timeIntervalSinceNow: -1))
+        func read(_ key: String, space: LogStore.KeySpace = 0) throws -> [UInt8]? {
+            var value: [UInt8]?
+            let found = try b(key).withUnsafeBytes { key in
+                try store.withValueBytes(forKeyBytes: key, space: space) { value = Array($0) }
+            }
+            XCTAssertEqual(found, value != nil)
+            return value
+        }
+        XCTAssertEqual(try read("p"), b("plain value"))
+        XCTAssertEqual(try read("e"), Array(repeating: 0x41, count: 500))
+        XCTAssertEqual(try read("p", space: 7), b("other space"))
+        XCTAssertNil(try read("absent"))
+        XCTAssertNil(try read("x"))
+        XCTAssertNil(try read("e", space: 7))
+        try store.close()
+        XCTAssertThrowsError(try read("p"))
+    }
 }

@@ -46,8 +46,7 @@ extension SQLDatabase {
     /// Through a covering index the values come from the index entries.
     func visitRows(_ table: TableState, _ path: AccessPath, columns: [Int]?, _ context: RowContext,
                    _ body: () throws -> Bool) throws {
-        guard let covering = CoveringIndex(table, path, reading: columns),
-              case .indexRanges(_, let ranges, let reverse) = path else {
+        guard case .indexRanges(let number, let ranges, let reverse) = path, table.indexes.indices.contains(number) else {
             // One row by its rowid (a primary-key lookup): read directly, the loader object
             // would cost more than the reference counting it saves over one row.
             if case .rowids(let ids) = path, ids.count <= 1 {
@@ -64,26 +63,50 @@ extension SQLDatabase {
             }
             return
         }
+        // Index ranges: each chunk's run of entries is walked here, not through a closure
+        // called per entry, which retained and released every reference it captured around
+        // each call (atomic operations: `perf` put about half of an indexed range's time in
+        // them).
+        guard let covering = CoveringIndex(table, path, reading: columns) else {
+            try scanIndexRuns(table.indexes[number], ranges, reverse: reverse) { run in
+                var i = reverse ? run.to - 1 : run.from
+                while reverse ? i >= run.from : i < run.to {
+                    let rowid = IndexKeyCodec.rowid(ofEntry: run.entry(i))
+                    i += reverse ? -1 : 1
+                    guard try load(table, rowid, columns: columns, into: &context.row) else { continue }
+                    context.rowid = rowid
+                    if try !body() { return false }
+                }
+                return true
+            }
+            return
+        }
         let width = table.definition.columns.count
         if context.row.count != width { context.row = [SQLValue].filled(.null, count: width) }
-        // The index's arrays are entered once for the scan: read per entry through the
-        // closure's captures, each was retained and released for every entry.
         let alias = covering.rowidColumn
+        // The index's arrays are entered once for the scan.
         try covering.columns.withUnsafeBufferPointer { held in
             try covering.descending.withUnsafeBufferPointer { descending in
                 try covering.affinities.withUnsafeBufferPointer { affinities in
-                    try scanIndexEntries(table.indexes[covering.number], ranges, reverse: reverse) { rowid, entry in
-                        let decoded = IndexKeyCodec.decodeKey(entry, descending: descending, affinities: affinities) { position, value in
-                            context.row[held[position]] = value
+                    try scanIndexRuns(table.indexes[number], ranges, reverse: reverse) { run in
+                        var i = reverse ? run.to - 1 : run.from
+                        while reverse ? i >= run.from : i < run.to {
+                            let entry = run.entry(i)
+                            i += reverse ? -1 : 1
+                            let rowid = IndexKeyCodec.rowid(ofEntry: entry)
+                            let decoded = IndexKeyCodec.decodeKey(entry, descending: descending, affinities: affinities) { position, value in
+                                context.row[held[position]] = value
+                            }
+                            if decoded {
+                                rowsVisited += 1
+                                if let alias { context.row[alias] = .integer(rowid) }
+                            } else {
+                                guard try load(table, rowid, columns: columns, into: &context.row) else { continue }
+                            }
+                            context.rowid = rowid
+                            if try !body() { return false }
                         }
-                        if decoded {
-                            rowsVisited += 1
-                            if let alias { context.row[alias] = .integer(rowid) }
-                        } else {
-                            guard try load(table, rowid, columns: columns, into: &context.row) else { return true }
-                        }
-                        context.rowid = rowid
-                        return try body()
+                        return true
                     }
                 }
             }

@@ -425,6 +425,16 @@ extension SQLDatabase {
     /// only during the call.
     func scanIndexEntries(_ index: IndexState, _ ranges: [KeyRange], reverse: Bool,
                           _ body: (Int64, UnsafeRawBufferPointer) throws -> Bool) throws {
+        try scanIndexRuns(index, ranges, reverse: reverse) { run in
+            try run.forEach(reverse: reverse) { try body(IndexKeyCodec.rowid(ofEntry: $0), $0) }
+        }
+    }
+
+    /// Calls `body` with the index entries in `ranges`, one run per chunk (`KeyChunks.EntryRun`;
+    /// the caller walks each run in order, or in reverse with `reverse`), stopping when it
+    /// returns false. The runs' bytes are valid only during the call.
+    func scanIndexRuns(_ index: IndexState, _ ranges: [KeyRange], reverse: Bool,
+                       _ body: (KeyChunks.EntryRun) throws -> Bool) throws {
         // A snapshot of the entries: the body may not change the index.
         let entries = index.entries
         for range in ranges {
@@ -433,8 +443,8 @@ extension SQLDatabase {
             let start = range.lower.map { entries.lowerBound(index.probe($0), orEqual: !range.lowerInclusive) } ?? entries.startPosition
             let end = range.upper.map { entries.lowerBound(index.probe($0), orEqual: range.upperInclusive) } ?? entries.endPosition
             // A range whose upper bound lies below its lower one (`x BETWEEN 7 AND 6`) ends
-            // before it starts and holds nothing (`forEachEntry` visits none).
-            let going = try entries.forEachEntry(from: start, to: end, reverse: reverse) { try body(IndexKeyCodec.rowid(ofEntry: $0), $0) }
+            // before it starts and holds nothing (`forEachRun` visits none).
+            let going = try entries.forEachRun(from: start, to: end, reverse: reverse, body)
             if !going { return }
         }
     }

@@ -500,7 +500,7 @@ extension SQLDatabase {
             cache?.version = schemaVersion
             cache?.select = compiled
         }
-        let table = compiled.table, names = compiled.names, outputs = compiled.outputs, whereClause = compiled.whereClause
+        let table = compiled.table, names = compiled.names, whereClause = compiled.whereClause
         let groupBy = compiled.groupBy, having = compiled.having, orderBy = compiled.orderBy
         let aggregates = compiled.aggregates, isAggregate = compiled.isAggregate
         // Read once: the row closures below must not capture `select` (a large value that
@@ -545,11 +545,6 @@ extension SQLDatabase {
         lastAccess = (path, ordered && !orderBy.isEmpty)
         // The filter's column-constant comparisons with their constants evaluated once (RowFilter).
         let fastFilter = rowFilter.flatMap { RowFilter($0, context) }
-        @inline(__always) func passes() throws -> Bool {
-            if let fastFilter { return try fastFilter.matches(context) }
-            guard let rowFilter else { return true }
-            return try Evaluator.keeps(rowFilter, context)
-        }
 
         // Per-row state in a class (SelectRun): see there.
         let run = cache?.idleRun ?? SelectRun()
@@ -572,80 +567,15 @@ extension SQLDatabase {
         // LIMIT, SQLite evaluates the rows that enter its bounded sorter as they are scanned, a
         // superset of those returned: only an error of a row not returned can differ.
         let deferOutputs = !distinct && (ordered || wanted != nil)
-        let outputSlots = compiled.outputSlots
-        let outputIsWholeRow = compiled.outputIsWholeRow
         // Rows go straight to the sink when they come in their final order: with the OFFSET
         // skipped and the LIMIT counted as they are made (the deferred path), or with neither
         // (the other path cuts its window after the scan).
         let streaming = sink != nil && ordered && (deferOutputs || (offset == 0 && wanted == nil))
 
-        func evaluateOutputs() throws -> [SQLValue] {
-            var output = [SQLValue]()
-            output.reserveCapacity(outputs.count)
-            for expr in outputs { output.append(try Evaluator.evaluate(expr, context)) }
-            return output
-        }
-
-        /// Keeps a result row in `rows`, or hands it to the sink when streaming.
-        func keep(_ output: [SQLValue]) throws {
-            run.produced += 1
-            guard streaming, let sink else { run.rows.append(output); return }
-            // A damaged checkpoint block found during this query: no row after that point
-            // goes out (the statement runs again on rebuilt tables; `RowSink`).
-            if indexDamaged { throw IndexDamage() }
-            try sink.deliver(output)
-        }
-
-        /// The result columns of the current row, kept; when streaming, evaluated into
-        /// `run.outputBuffer` (reused from row to row) and handed to the sink.
-        func keepOutputs() throws {
-            guard streaming else { try keep(try evaluateOutputs()); return }
-            // The row as loaded is the result row: the sink takes it as it is (a body that
-            // keeps it holds a copy; the next row is then written into a new buffer).
-            if outputIsWholeRow, context.row.count == outputs.count { try keep(context.row); return }
-            // Sized once for the columns, then overwritten in place (emptying and appending
-            // went through the generic replaceSubrange and a capacity check per value).
-            if run.outputBuffer.count != outputs.count { run.outputBuffer = .filled(.null, count: outputs.count) }
-            try run.outputBuffer.withUnsafeMutableBufferPointer { buffer in
-                if let slots = outputSlots {
-                    for (i, slot) in slots.enumerated() { buffer[i] = slot < 0 ? .integer(context.rowid) : context.row[slot] }
-                } else {
-                    for (i, expr) in outputs.enumerated() { buffer[i] = try Evaluator.evaluate(expr, context) }
-                }
-            }
-            try keep(run.outputBuffer)
-        }
-
-        func emit() throws -> Bool {
-            if deferOutputs {
-                if ordered {
-                    // Rows come in their final order: skip the OFFSET, stop after the LIMIT.
-                    if run.skipped < offset { run.skipped += 1; return true }
-                    try keepOutputs()
-                    if let wanted, run.produced >= wanted { return false }
-                    return true
-                }
-                var key = [SQLValue]()
-                for term in orderBy { key.append(try Evaluator.evaluate(term.expr, context)) }
-                run.sortKeys.append(key)
-                run.deferred.append(LimitWindow.DeferredRow(context))
-                return true
-            }
-            let output = try evaluateOutputs()
-            if distinct, !run.seen.insert(ValueKey(values: compiled.hasFoldedOutputs ? compiled.foldedOutputs(output) : output)).inserted {
-                return true
-            }
-            if !ordered {
-                var key = [SQLValue]()
-                for term in orderBy {
-                    if let position = term.output { key.append(output[position]) } else { key.append(try Evaluator.evaluate(term.expr, context)) }
-                }
-                run.sortKeys.append(key)
-            }
-            try keep(output)
-            if let earlyStop, run.produced >= earlyStop { return false }
-            return true
-        }
+        let step = SelectRowStep(database: self, compiled: compiled, context: context, run: run, sink: sink,
+                                 fastFilter: fastFilter, rowFilter: rowFilter, ordered: ordered, distinct: distinct,
+                                 deferOutputs: deferOutputs, streaming: streaming, offset: offset, wanted: wanted,
+                                 earlyStop: earlyStop)
 
         if isAggregate {
             let aggregation = Aggregation(aggregates: aggregates, groupBy: groupBy)
@@ -654,7 +584,7 @@ extension SQLDatabase {
                 try join.run(self, context) { try accumulate(); return true }
             } else if let table {
                 try visitRows(table, path, columns: compiled.columns, context) {
-                    if try !passes() { return true }
+                    if try !step.passes() { return true }
                     try accumulate()
                     return true
                 }
@@ -675,18 +605,15 @@ extension SQLDatabase {
                 context.rowid = groups[g].rowid
                 context.aggregates = try groups[g].accumulators.map { try $0.result() }
                 if let having, try !Evaluator.keeps(having, context) { continue }
-                if try !emit() { break }
+                if try !step.emit() { break }
             }
         } else if let join = compiled.join {
-            try join.run(self, context) { try emit() }
+            try join.run(self, context) { try step.emit() }
         } else if let table {
-            try visitRows(table, path, columns: compiled.columns, context) {
-                if try !passes() { return true }
-                return try emit()
-            }
+            try visitRows(table, path, columns: compiled.columns, context) { try step.visit() }
         } else {
             if try whereClause.map({ try Evaluator.keeps($0, context) }) ?? true {
-                _ = try emit()
+                _ = try step.emit()
             }
         }
 
@@ -697,7 +624,7 @@ extension SQLDatabase {
                 let window = LimitWindow.window(count: run.deferred.count, offset: offset, limit: wanted)
                 for index in LimitWindow.sortedIndices(run.sortKeys, descending: orderBy.map(\.descending))[window] {
                     run.deferred[index].restore(into: context)
-                    run.rows.append(try evaluateOutputs())
+                    run.rows.append(try step.evaluateOutputs())
                 }
             }
             return SQLResult(columns: names, values: run.rows, lastInsertRowId: lastInsertRowIdValue, isQuery: true)

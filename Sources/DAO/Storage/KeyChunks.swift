@@ -117,38 +117,23 @@ struct KeyChunks: Sendable {
             return try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
         }
 
-        /// Calls `body` with entries `from..<to` in order (in reverse order with `reverse`)
-        /// until it returns false; false when it did. The block is checked and the arrays are
-        /// entered once for the run, not per entry (per entry, each read of `blocks` retained
-        /// and released it: about a fifth of a covering scan's instructions).
+        /// Calls `body` once with entries `from..<to` read in place (`EntryRun`). The block is
+        /// checked and the arrays are entered once for the run, not per entry (per entry, each
+        /// read of `blocks` retained and released it: about a fifth of a covering scan's
+        /// instructions).
         @inline(__always)
-        func forEachEntry(_ from: Int, _ to: Int, reverse: Bool, _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
-            @inline(__always)
-            func walk(_ body: (UnsafeRawBufferPointer) throws -> Bool, _ entry: (Int) -> UnsafeRawBufferPointer) rethrows -> Bool {
-                if reverse {
-                    var i = to - 1
-                    while i >= from { if try !body(entry(i)) { return false }; i -= 1 }
-                } else {
-                    var i = from
-                    while i < to { if try !body(entry(i)) { return false }; i += 1 }
-                }
-                return true
-            }
+        func withEntryRun<R>(_ from: Int, _ to: Int, _ body: (EntryRun) throws -> R) rethrows -> R {
             if isMapped {
                 guard let (arena, fileEnds) = sound else {
-                    return try DamagedBlock.entry.withUnsafeBytes { placeholder in try walk(body) { _ in placeholder } }
+                    return try DamagedBlock.entry.withUnsafeBytes { placeholder in
+                        try body(EntryRun(from: from, to: to, arena: nil, mappedEnds: nil, first: 0, ownedEnds: nil, placeholder: placeholder))
+                    }
                 }
-                return try walk(body) { i in
-                    let start = first + i == 0 ? 0 : Int(MappedInts.u32(fileEnds, first + i - 1))
-                    return UnsafeRawBufferPointer(start: arena + start, count: Int(MappedInts.u32(fileEnds, first + i)) - start)
-                }
+                return try body(EntryRun(from: from, to: to, arena: arena, mappedEnds: fileEnds, first: first, ownedEnds: nil, placeholder: nil))
             }
             return try bytes.withUnsafeBytes { raw in
                 try ends.withUnsafeBufferPointer { ends in
-                    try walk(body) { i in
-                        let start = i == 0 ? 0 : Int(ends[i - 1])
-                        return UnsafeRawBufferPointer(rebasing: raw[start..<Int(ends[i])])
-                    }
+                    try body(EntryRun(from: from, to: to, arena: raw.baseAddress, mappedEnds: nil, first: 0, ownedEnds: ends.baseAddress, placeholder: nil))
                 }
             }
         }
@@ -327,13 +312,60 @@ struct KeyChunks: Sendable {
         try chunks.withUnsafeBufferPointer { try body($0[c]) }
     }
 
-    /// Calls `body` with each entry from `start` up to (not including) `end`, in order, or in
-    /// reverse order with `reverse` (from the one before `end` down to `start`), until `body`
-    /// returns false. Returns false when `body` stopped the walk. A chunk is entered once for
-    /// all its entries (`Chunk.forEachEntry`).
-    /// - Complexity: O(entries visited + chunks spanned).
-    func forEachEntry(from start: Position, to end: Position, reverse: Bool = false,
-                      _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+    /// Entries `from..<to` of one chunk, read in place during a `Chunk.withEntryRun` call (the
+    /// pointers are valid only then). A scan walks a run itself, so that the entries of a chunk
+    /// cost no call each: a closure called per entry retained and released every reference it
+    /// captured around each call.
+    struct EntryRun {
+        let from: Int
+        let to: Int
+        /// The first byte of the chunk's entries (owned), or of the index's arena (mapped).
+        fileprivate let arena: UnsafeRawPointer?
+        /// A mapped chunk's end offsets (u32, little-endian), its entries numbered from `first`.
+        fileprivate let mappedEnds: UnsafeRawPointer?
+        fileprivate let first: Int
+        /// An owned chunk's end offsets.
+        fileprivate let ownedEnds: UnsafePointer<Int32>?
+        /// A damaged block's entries all read as this (`DamagedBlock.entry`).
+        fileprivate let placeholder: UnsafeRawBufferPointer?
+
+        /// Entry `i` of the chunk (`from <= i < to`).
+        @inline(__always)
+        func entry(_ i: Int) -> UnsafeRawBufferPointer {
+            if let placeholder { return placeholder }
+            let start: Int, end: Int
+            if let mappedEnds {
+                start = first + i == 0 ? 0 : Int(MappedInts.u32(mappedEnds, first + i - 1))
+                end = Int(MappedInts.u32(mappedEnds, first + i))
+            } else if let ownedEnds {
+                start = i == 0 ? 0 : Int(ownedEnds[i - 1])
+                end = Int(ownedEnds[i])
+            } else {
+                return UnsafeRawBufferPointer(start: nil, count: 0)
+            }
+            return UnsafeRawBufferPointer(start: arena.map { $0 + start }, count: end - start)
+        }
+
+        /// Calls `body` with each entry in order (in reverse order with `reverse`) until it
+        /// returns false; false when it did.
+        @inline(__always)
+        func forEach(reverse: Bool, _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+            if reverse {
+                var i = to - 1
+                while i >= from { if try !body(entry(i)) { return false }; i -= 1 }
+            } else {
+                var i = from
+                while i < to { if try !body(entry(i)) { return false }; i += 1 }
+            }
+            return true
+        }
+    }
+
+    /// Calls `body` with the entries from `start` up to `end` (in reverse order with
+    /// `reverse`), one run of entries per chunk, until it returns false; false when it did.
+    /// A scan that walks each run itself makes no call per entry.
+    func forEachRun(from start: Position, to end: Position, reverse: Bool = false,
+                    _ body: (EntryRun) throws -> Bool) rethrows -> Bool {
         guard start.chunk < chunks.count, start.chunk < end.chunk || (start.chunk == end.chunk && start.index < end.index) else { return true }
         let lastChunk = min(end.chunk, chunks.count - 1)
         var c = reverse ? lastChunk : start.chunk
@@ -344,10 +376,20 @@ struct KeyChunks: Sendable {
                 let from = c == start.chunk ? start.index : 0
                 let to = c == end.chunk ? min(end.index, chunks[c].entryCount) : chunks[c].entryCount
                 guard from < to else { continue }
-                if try !chunks[c].forEachEntry(from, to, reverse: reverse, body) { return false }
+                if try !chunks[c].withEntryRun(from, to, body) { return false }
             }
             return true
         }
+    }
+
+    /// Calls `body` with each entry from `start` up to (not including) `end`, in order, or in
+    /// reverse order with `reverse` (from the one before `end` down to `start`), until `body`
+    /// returns false. Returns false when `body` stopped the walk. A chunk is entered once for
+    /// all its entries (`forEachRun`).
+    /// - Complexity: O(entries visited + chunks spanned).
+    func forEachEntry(from start: Position, to end: Position, reverse: Bool = false,
+                      _ body: (UnsafeRawBufferPointer) throws -> Bool) rethrows -> Bool {
+        try forEachRun(from: start, to: end, reverse: reverse) { try $0.forEach(reverse: reverse, body) }
     }
 
     /// The rowid of the entry at `position`; nil past the end.

@@ -118,17 +118,17 @@ final class TableState: @unchecked Sendable {
     /// - Throws: `StoreError` from the store.
     @inline(__always)
     func withStoredBytes<Result>(of rowid: Int64, in store: LogStore, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        // The row key is written into one reused buffer: no allocation per row read.
+        // The row key is made on the stack: no allocation, and no array whose reference the
+        // read retains and releases.
         let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
-        withUnsafeBytes(of: bits) { source in keyBuffer.withUnsafeMutableBytes { $0.copyMemory(from: source) } }
+        let space = space
         // The non-generic read: no type-metadata lookup per row.
         var result: Result?
-        guard try store.withValueBytes(forKey: keyBuffer, space: space, { result = try body($0) }) else { return nil }
-        return result
+        let found = try withUnsafeBytes(of: bits) { key in
+            try store.withValueBytes(forKeyBytes: key, space: space) { result = try body($0) }
+        }
+        return found ? result : nil
     }
-
-    /// The row key of the last row read (`withBytes`), reused from one read to the next.
-    @exclusivity(unchecked) private var keyBuffer = [UInt8](repeating: 0, count: 8)
 
     func contains(rowid: Int64) -> Bool {
         let position = rowids.lowerBound { $0 < rowid }

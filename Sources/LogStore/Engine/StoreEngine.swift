@@ -189,6 +189,17 @@ final class StoreEngine: @unchecked Sendable {
         }
     }
 
+    /// `withValue` with the key given as bytes, for callers that make keys in place (the DAO's
+    /// row keys): no array per read.
+    func withValue<Result>(keyBytes: UnsafeRawBufferPointer, space: UInt32, crypt: DataCrypt?,
+                           _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
+        switch try read(keyBytes: keyBytes, space: space, body) {
+        case .absent: return nil
+        case .lent(let result): return result
+        case .encoded(let stored): return try decode(stored, key: [UInt8](keyBytes), crypt: crypt).withUnsafeBytes(body)
+        }
+    }
+
     /// The keyed read of `get` and `withValue`, under the read lock: a plain record's value is
     /// checked against its checksum and lent to `body` in place; an encrypted, compressed or
     /// custom-crypt one comes back as `.encoded` (checksum checked, AES-GCM opened) for
@@ -196,23 +207,28 @@ final class StoreEngine: @unchecked Sendable {
     @inline(__always)
     private func read<Result>(key: [UInt8], space: UInt32,
                               _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> BorrowOutcome<Result> {
-        try key.withUnsafeBytes { keyBytes -> BorrowOutcome<Result> in
-            let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
-            return try rw.withReadLock { () throws -> BorrowOutcome<Result> in
-                guard !isClosed else { throw StoreError.closed }
-                let found = lookup(tag: tag, space: space, key: keyBytes)
-                if keydir.isDamaged { throw indexDamagedError() }
-                guard let hit = found else { return .absent }
-                if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return .absent }
-                if hit.header.flags.isDisjoint(with: [.encrypted, .compressed, .customCrypt]) {
-                    guard RecordCodec.checksumMatches(hit.base, at: hit.offset, header: hit.header) else {
-                        throw StoreError.corrupt("\(segmentPath(hit.entry.segment)): record checksum mismatch at offset \(hit.offset)")
-                    }
-                    return .lent(try body(UnsafeRawBufferPointer(start: hit.base + hit.offset + hit.header.valueOffset,
-                                                                 count: hit.header.valueLength)))
+        try key.withUnsafeBytes { try read(keyBytes: $0, space: space, body) }
+    }
+
+    /// `read` with the key as bytes.
+    @inline(__always)
+    private func read<Result>(keyBytes: UnsafeRawBufferPointer, space: UInt32,
+                              _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> BorrowOutcome<Result> {
+        let tag = KeyDir.tag(of: KeyDir.hash(space: space, key: keyBytes))
+        return try rw.withReadLock { () throws -> BorrowOutcome<Result> in
+            guard !isClosed else { throw StoreError.closed }
+            let found = lookup(tag: tag, space: space, key: keyBytes)
+            if keydir.isDamaged { throw indexDamagedError() }
+            guard let hit = found else { return .absent }
+            if hit.header.expiresAtMillis != nil && hit.header.isExpired(nowMillis: Clock.nowMillis()) { return .absent }
+            if hit.header.flags.isDisjoint(with: [.encrypted, .compressed, .customCrypt]) {
+                guard RecordCodec.checksumMatches(hit.base, at: hit.offset, header: hit.header) else {
+                    throw StoreError.corrupt("\(segmentPath(hit.entry.segment)): record checksum mismatch at offset \(hit.offset)")
                 }
-                return .encoded(try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment))
+                return .lent(try body(UnsafeRawBufferPointer(start: hit.base + hit.offset + hit.header.valueOffset,
+                                                             count: hit.header.valueLength)))
             }
+            return .encoded(try storedValue(base: hit.base, offset: hit.offset, header: hit.header, segment: hit.entry.segment))
         }
     }
 
