@@ -8,7 +8,6 @@
 /// those atomic operations were about half of an indexed range's time under `perf`. Used by
 /// one statement on one thread.
 final class SelectRowStep {
-    let database: SQLDatabase
     let compiled: CompiledSelect
     let context: RowContext
     let run: SelectRun
@@ -17,8 +16,11 @@ final class SelectRowStep {
     let fastFilter: RowFilter?
     /// WHERE without the terms the access path enforces.
     let rowFilter: Expr?
-    let outputs: [Expr]
-    let orderBy: [(expr: Expr, descending: Bool, output: Int?)]
+    // Few references: each is retained when the step is made and released after, and a
+    // primary-key select makes a step for its one row. The result columns and the ORDER BY
+    // terms are read through `compiled`.
+    @inline(__always) private var outputs: [Expr] { compiled.outputs }
+    @inline(__always) private var orderBy: [(expr: Expr, descending: Bool, output: Int?)] { compiled.orderBy }
     /// Rows come in the final order (the path gives the ORDER BY, or there is none).
     let ordered: Bool
     let distinct: Bool
@@ -31,7 +33,11 @@ final class SelectRowStep {
     let wanted: Int64?
     /// The rows after which an ordered scan can stop (OFFSET + LIMIT).
     let earlyStop: Int64?
-    let outputSlots: [Int]?
+    /// The row slot of each result column (-1: the rowid) when every one is a column
+    /// (`CompiledSelect.outputSlots`), else empty and `hasOutputSlots` false. Not an optional:
+    /// binding one copied the array, a retain and release per row.
+    let outputSlots: [Int]
+    let hasOutputSlots: Bool
     let outputIsWholeRow: Bool
     /// The checkpoint blocks the tables are served from, read once: a read of the database's
     /// variable retained and released them for every row.
@@ -40,15 +46,12 @@ final class SelectRowStep {
     init(database: SQLDatabase, compiled: CompiledSelect, context: RowContext, run: SelectRun, sink: RowSink?,
          fastFilter: RowFilter?, rowFilter: Expr?, ordered: Bool, distinct: Bool, deferOutputs: Bool,
          streaming: Bool, offset: Int64, wanted: Int64?, earlyStop: Int64?) {
-        self.database = database
         self.compiled = compiled
         self.context = context
         self.run = run
         self.sink = sink
         self.fastFilter = fastFilter
         self.rowFilter = rowFilter
-        self.outputs = compiled.outputs
-        self.orderBy = compiled.orderBy
         self.ordered = ordered
         self.distinct = distinct
         self.deferOutputs = deferOutputs
@@ -56,7 +59,9 @@ final class SelectRowStep {
         self.offset = offset
         self.wanted = wanted
         self.earlyStop = earlyStop
-        outputSlots = compiled.outputSlots
+        let slots = compiled.outputSlots
+        outputSlots = slots ?? []
+        hasOutputSlots = slots != nil
         outputIsWholeRow = compiled.outputIsWholeRow
         servedBlocks = database.servedBlocks
     }
@@ -86,11 +91,13 @@ final class SelectRowStep {
     /// Keeps a result row in `run.rows`, or hands it to the sink when streaming.
     func keep(_ output: [SQLValue]) throws {
         run.produced += 1
-        guard streaming, let sink else { run.rows.append(output); return }
+        guard streaming else { run.rows.append(output); return }
         // A damaged checkpoint block found during this query: no row after that point goes
         // out (the statement runs again on rebuilt tables; `RowSink`).
         if servedBlocks?.isDamaged == true { throw SQLDatabase.IndexDamage() }
-        try sink.deliver(output)
+        // Called through the optional: binding it (`guard let sink`) retained and released
+        // the sink for every row. Streaming implies a sink.
+        try sink?.deliver(output)
     }
 
     /// The result columns of the current row, kept; when streaming, evaluated into
@@ -99,7 +106,14 @@ final class SelectRowStep {
         guard streaming else { try keep(try evaluateOutputs()); return }
         // The row as loaded is the result row: the sink takes it as it is (a body that keeps
         // it holds a copy; the next row is then written into a new buffer).
-        if outputIsWholeRow, context.row.count == outputs.count { try keep(context.row); return }
+        if outputIsWholeRow, context.row.count == outputs.count {
+            // Moved out of the context for the call, as the output buffer below is.
+            var row: [SQLValue] = []
+            swap(&row, &context.row)
+            defer { swap(&row, &context.row) }
+            try keep(row)
+            return
+        }
         // The buffer is taken out of `run` for the row (a swap moves it without reference
         // counting; passing `run.outputBuffer` retained and released it), sized once for the
         // columns, then overwritten in place (emptying and appending went through the generic
@@ -109,8 +123,8 @@ final class SelectRowStep {
         defer { swap(&buffer, &run.outputBuffer) }
         if buffer.count != outputs.count { buffer = .filled(.null, count: outputs.count) }
         try buffer.withUnsafeMutableBufferPointer { buffer in
-            if let slots = outputSlots {
-                for (i, slot) in slots.enumerated() { buffer[i] = slot < 0 ? .integer(context.rowid) : context.row[slot] }
+            if hasOutputSlots {
+                for (i, slot) in outputSlots.enumerated() { buffer[i] = slot < 0 ? .integer(context.rowid) : context.row[slot] }
             } else {
                 for (i, expr) in outputs.enumerated() { buffer[i] = try Evaluator.evaluate(expr, context) }
             }

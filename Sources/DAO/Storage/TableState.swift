@@ -90,12 +90,19 @@ final class TableState: @unchecked Sendable {
     /// A WITH table: it has no rowid column to name (SQLite: "no such column: rowid").
     var hidesRowid = false
 
+    /// The row key of the row being read (`withStoredBytes`): 8 bytes of the table's own,
+    /// rewritten for each read (tables are read under the statement lock). Not an array, which
+    /// the read retained and released, and not a stack buffer, whose closure retained the store.
+    private let rowKey = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
+
     init(definition: TableDefinition, space: LogStore.KeySpace, spaceName: String) {
         self.definition = definition
         self.space = space
         self.spaceName = spaceName
         indexes = definition.indexes.map { IndexState(schema: $0) }
     }
+
+    deinit { rowKey.deallocate() }
 
     var name: String { definition.name }
 
@@ -118,16 +125,13 @@ final class TableState: @unchecked Sendable {
     /// - Throws: `StoreError` from the store.
     @inline(__always)
     func withStoredBytes<Result>(of rowid: Int64, in store: LogStore, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        // The row key is made on the stack: no allocation, and no array whose reference the
-        // read retains and releases.
-        let bits = (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian
-        let space = space
+        rowKey.storeBytes(of: (UInt64(bitPattern: rowid) ^ (1 << 63)).bigEndian, as: UInt64.self)
         // The non-generic read: no type-metadata lookup per row.
         var result: Result?
-        let found = try withUnsafeBytes(of: bits) { key in
-            try store.withValueBytes(forKeyBytes: key, space: space) { result = try body($0) }
+        guard try store.withValueBytes(forKeyBytes: UnsafeRawBufferPointer(start: rowKey, count: 8), space: space, { result = try body($0) }) else {
+            return nil
         }
-        return found ? result : nil
+        return result
     }
 
     func contains(rowid: Int64) -> Bool {
