@@ -6,24 +6,46 @@
 /// nested closures: a recursive closure's captures are boxed and every access to them was
 /// checked at run time, which cost more than the row reads of a rowid join.
 final class NestedLoops {
-    // The plan's per-level arrays, copied into constants (a class's `var` pays an access
-    // check on every read).
+    /// Per loop level, outermost first: what the level reads and checks, in one object of
+    /// constants. A level's row loop reads its fields without reference counting; read from
+    /// per-level arrays, each array and each element read was retained and released for every
+    /// row of the level.
+    private final class Level {
+        let source: JoinPlan.Source
+        /// The source's position in the plan (its buffer's index).
+        let sourceIndex: Int
+        let filters: [Expr]
+        let onTerms: [Expr]
+        let lookupTerms: PlannerTerms?
+        let rowidProbe: (operand: Expr, comparison: Affinity?, term: Int?)?
+        let lookupOrigins: [Int]
+        /// With a rowid probe: the terms its lookup enforces (`origins` of the probe's term),
+        /// the same for every row, so made once here instead of twice an inner row.
+        let probeSkipping: [Int]
+        /// Whether its lookup terms came from its ON terms (a LEFT JOIN) or its filters.
+        let lookupFromOn: Bool
+        /// Whether the rows it admits are the same for every row of the loops around it (an
+        /// inner join's table whose terms read only that table: a cross join filtered per
+        /// table, as `FROM t1, t2 WHERE a1 = 5 AND b2 IN (...)`). Such a level is scanned once
+        /// per run; the rows that passed are kept (`invariantRows`) and replayed for the next
+        /// outer rows, instead of scanning and reading the table again for each of them.
+        let invariant: Bool
+
+        init(plan: JoinPlan, level: Int, invariant: Bool) {
+            sourceIndex = plan.order[level]
+            source = plan.sources[sourceIndex]
+            filters = plan.filters[level]
+            onTerms = plan.onTerms[level]
+            lookupTerms = plan.lookupTerms[level]
+            rowidProbe = plan.rowidProbes[level]
+            lookupOrigins = plan.lookupOrigins[level]
+            probeSkipping = NestedLoops.origins(lookupTerms, lookupOrigins, rowidProbe?.term.map { [$0] } ?? [])
+            lookupFromOn = source.join == .left
+            self.invariant = invariant
+        }
+    }
+    private let levels: [Level]
     private let sources: [JoinPlan.Source]
-    private let order: [Int]
-    private let filters: [[Expr]]
-    private let onTerms: [[Expr]]
-    private let lookupTerms: [PlannerTerms?]
-    private let rowidProbes: [(operand: Expr, comparison: Affinity?, term: Int?)?]
-    private let lookupOrigins: [[Int]]
-    /// Per level with a rowid probe: the terms its lookup enforces (`origins` of the probe's
-    /// term), the same for every row, so made once here instead of twice an inner row.
-    private let probeSkipping: [[Int]]
-    /// Per level: whether its lookup terms came from its ON terms (a LEFT JOIN) or its filters.
-    private let lookupsFromOn: [Bool]
-    /// Per level: the number of its ON terms and of its filters (a level whose access path
-    /// enforced all of them checks nothing per row, without reading the term arrays).
-    private let onCounts: [Int]
-    private let filterCounts: [Int]
     private let database: SQLDatabase
     private let context: RowContext
     /// The context the inner loops plan in: the joined row is its enclosing row.
@@ -40,12 +62,6 @@ final class NestedLoops {
     /// after the first build that index's one-key range from the operand's value.
     private let plan: JoinPlan
 
-    /// Per level: whether the rows it admits are the same for every row of the loops around
-    /// it (an inner join's table whose terms read only that table: a cross join filtered per
-    /// table, as `FROM t1, t2 WHERE a1 = 5 AND b2 IN (...)`). Such a level is scanned once per
-    /// run; the rows that passed are kept (`invariantRows`) and replayed for the next outer
-    /// rows, instead of scanning and reading the table again for each of them.
-    private let invariant: [Bool]
     /// Per invariant level: the joined-row values (its columns, then its rowid) of each row
     /// that passed, once a whole scan was kept; nil before, or when it passed `invariantLimit`.
     @exclusivity(unchecked) private var invariantRows: [[SQLValue]?]
@@ -56,18 +72,12 @@ final class NestedLoops {
 
     init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[SQLValue]]], body: @escaping () throws -> Bool) {
         sources = plan.sources
-        order = plan.order
-        filters = plan.filters
-        onTerms = plan.onTerms
-        lookupTerms = plan.lookupTerms
-        rowidProbes = plan.rowidProbes
-        lookupOrigins = plan.lookupOrigins
-        probeSkipping = plan.order.indices.map { level in
-            Self.origins(plan.lookupTerms[level], plan.lookupOrigins[level], plan.rowidProbes[level]?.term.map { [$0] } ?? [])
+        levels = plan.order.indices.map { level in
+            let source = plan.sources[plan.order[level]]
+            let invariant = level > 0 && source.table != nil && source.join != .left && plan.rowidProbes[level] == nil
+                && plan.filters[level].allSatisfy { Self.readsOnly(source, $0) }
+            return Level(plan: plan, level: level, invariant: invariant)
         }
-        lookupsFromOn = plan.order.map { plan.sources[$0].join == .left }
-        onCounts = plan.onTerms.map(\.count)
-        filterCounts = plan.filters.map(\.count)
         self.database = database
         self.context = context
         self.materialized = materialized
@@ -77,17 +87,12 @@ final class NestedLoops {
         plannerContext.database = database
         plannerContext.subqueries = context.subqueries
         buffers = .filled([], count: sources.count)
-        matched = .filled(false, count: order.count)
-        chosen = .filled(nil, count: order.count)
+        matched = .filled(false, count: levels.count)
+        chosen = .filled(nil, count: levels.count)
         self.plan = plan
-        if plan.equalityIndex.count != order.count { plan.equalityIndex = .filled(nil, count: order.count) }
-        invariant = plan.order.indices.map { level in
-            let source = plan.sources[plan.order[level]]
-            guard level > 0, source.table != nil, source.join != .left, plan.rowidProbes[level] == nil else { return false }
-            return plan.filters[level].allSatisfy { Self.readsOnly(source, $0) }
-        }
-        invariantRows = .filled(nil, count: order.count)
-        keeping = .filled(nil, count: order.count)
+        if plan.equalityIndex.count != levels.count { plan.equalityIndex = .filled(nil, count: levels.count) }
+        invariantRows = .filled(nil, count: levels.count)
+        keeping = .filled(nil, count: levels.count)
     }
 
     /// Whether `term` reads nothing but `source`'s row (and values fixed for the run), with no
@@ -133,62 +138,63 @@ final class NestedLoops {
 
     /// The level's ON (LEFT JOIN) or filter terms that `consumed` lookup conjuncts came from:
     /// rows the access path yields satisfy them.
-    private func origins(_ level: Int, _ consumed: [Int]) -> [Int] {
-        Self.origins(lookupTerms[level], lookupOrigins[level], consumed)
+    private func origins(_ level: Level, _ consumed: [Int]) -> [Int] {
+        Self.origins(level.lookupTerms, level.lookupOrigins, consumed)
     }
 
     /// `origins` of a level whose lookup terms are `terms`, their conjuncts coming from `origins`.
-    private static func origins(_ terms: PlannerTerms?, _ origins: [Int], _ consumed: [Int]) -> [Int] {
+    fileprivate static func origins(_ terms: PlannerTerms?, _ origins: [Int], _ consumed: [Int]) -> [Int] {
         guard !consumed.isEmpty, terms?.conjuncts.count == origins.count else { return [] }
         return consumed.map { origins[$0] }
     }
 
     /// Runs level `level` and the levels inside it; false once `body` asked to stop.
     func loop(_ level: Int) throws -> Bool {
-        if level == order.count { return try body() }
-        let s = order[level]
-        let source = sources[s]
+        if level == levels.count { return try body() }
+        let current = levels[level]
+        let source = current.source
         matched[level] = false
         var going = true
-        if invariant[level] {
+        if current.invariant {
             if let rows = invariantRows[level] { return try replay(level, source, rows) }
             keeping[level] = []
         }
         if let table = source.table {
-            if let probe = rowidProbes[level] {
+            if let probe = current.rowidProbe {
                 // One row by its rowid: no plan to choose, no scan to set up.
                 if chosen[level] == nil { chosen[level] = .rowids([]) }
                 let value = try Evaluator.evaluate(probe.operand, plannerContext)
                 if let rowid = PlannerTerms.rowid(of: value, comparison: probe.comparison) {
-                    going = try enter(level, source, table, rowid, skipping: probeSkipping[level])
+                    going = try enter(level, current, table, rowid, skipping: current.probeSkipping)
                 }
             } else {
                 var path = AccessPath.fullScan(reverse: false)
                 var skipping: [Int] = []
-                if let terms = lookupTerms[level] {
+                if let terms = current.lookupTerms {
                     let choice = try self.path(level, terms, table)
                     path = choice.0
-                    skipping = origins(level, choice.consumed)
+                    skipping = origins(current, choice.consumed)
                 }
                 if chosen[level] == nil { chosen[level] = path }
+                let admitted = skipping
                 try database.scan(table, path) { rowid in
-                    going = try enter(level, source, table, rowid, skipping: skipping)
+                    going = try enter(level, current, table, rowid, skipping: admitted)
                     return going
                 }
             }
         } else {
-            for row in materialized[s] {
+            for row in materialized[current.sourceIndex] {
                 for i in 0..<min(source.width, row.count) { context.row[source.offset + i] = row[i] }
-                going = try visit(level)
+                going = try visit(level, current)
                 if !going { break }
             }
         }
         if going && source.join == .left && !matched[level] {
             for i in 0..<source.width { context.row[source.offset + i] = .null }
             if source.table != nil { context.row[source.offset + source.width] = .null }
-            if try passes(filters[level]) { going = try loop(level + 1) }
+            if try passes(current.filters) { going = try loop(level + 1) }
         }
-        if invariant[level] {
+        if current.invariant {
             // A whole scan was kept: later outer rows replay it (a scan stopped early is not whole).
             if going, let kept = keeping[level] { invariantRows[level] = kept }
             keeping[level] = nil
@@ -196,9 +202,9 @@ final class NestedLoops {
         return going
     }
 
-    /// Reads row `rowid` of `source` into the joined row and visits it; false to stop.
-    private func enter(_ level: Int, _ source: JoinPlan.Source, _ table: TableState, _ rowid: Int64, skipping: [Int]) throws -> Bool {
-        let s = order[level]
+    /// Reads row `rowid` of `current`'s table into the joined row and visits it; false to stop.
+    private func enter(_ level: Int, _ current: Level, _ table: TableState, _ rowid: Int64, skipping: [Int]) throws -> Bool {
+        let s = current.sourceIndex, source = current.source
         guard try database.load(table, rowid, columns: source.columns, into: &buffers[s]) else { return true }
         // Copied through buffer pointers: `let row = buffers[s]` retained and released the
         // row's array, and each `context.row[...] =` checked its uniqueness.
@@ -215,30 +221,29 @@ final class NestedLoops {
                 }
             }
         }
-        return try visit(level, skipping: skipping)
+        return try visit(level, current, skipping: skipping)
     }
 
     /// Checks the current row of `level` and runs the levels inside it; false to stop.
     /// `skipping`: terms (of the ON terms for a LEFT JOIN's level, else of the filters) the
     /// row's access path enforced.
-    private func visit(_ level: Int, skipping: [Int] = []) throws -> Bool {
-        let fromOn = lookupsFromOn[level]
+    private func visit(_ level: Int, _ current: Level, skipping: [Int] = []) throws -> Bool {
+        let fromOn = current.lookupFromOn
         // `skipping` holds distinct term numbers: as many as the terms means all of them.
-        if onCounts[level] > (fromOn ? skipping.count : 0) {
-            guard try passes(onTerms[level], skipping: fromOn ? skipping : []) else { return true }
+        if current.onTerms.count > (fromOn ? skipping.count : 0) {
+            guard try passes(current.onTerms, skipping: fromOn ? skipping : []) else { return true }
         }
         matched[level] = true
-        if filterCounts[level] > (fromOn ? 0 : skipping.count) {
-            guard try passes(filters[level], skipping: fromOn ? [] : skipping) else { return true }
+        if current.filters.count > (fromOn ? 0 : skipping.count) {
+            guard try passes(current.filters, skipping: fromOn ? [] : skipping) else { return true }
         }
-        if keeping[level] != nil { keep(level) }
+        if keeping[level] != nil { keep(level, current.source) }
         return try loop(level + 1)
     }
 
     /// Adds the current row of invariant level `level` to the rows it keeps (or stops keeping
     /// past `invariantLimit`).
-    private func keep(_ level: Int) {
-        let source = sources[order[level]]
+    private func keep(_ level: Int, _ source: JoinPlan.Source) {
         guard let count = keeping[level]?.count, count + source.width + 1 <= Self.invariantLimit else {
             keeping[level] = nil
             return

@@ -566,7 +566,12 @@ public final class SQLDatabase: @unchecked Sendable {
             guard table.contains(rowid: rowid) else { return false }
             stored = values.count
         } else {
-            let found = try table.withBytes(of: rowid, in: store) { RowCodec.decode($0, columns: columns, into: &values) }
+            // The columns go to the read's closure as a buffer: captured as the array, it was
+            // retained and released around every row read.
+            func read(_ list: UnsafeBufferPointer<Int>?) throws -> Int?? {
+                try table.withBytes(of: rowid, in: store) { RowCodec.decode($0, columnList: list, into: &values) }
+            }
+            let found = try columns.map { try $0.withUnsafeBufferPointer { try read($0) } } ?? read(nil)
             guard let found else { return false }
             guard let found else { throw StoreError.corrupt("DAO table \(table.name): row \(rowid) does not decode") }
             stored = found

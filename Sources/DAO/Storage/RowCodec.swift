@@ -103,6 +103,13 @@ enum RowCodec {
     /// slot per column of the table and is overwritten in place (no allocation per row). Returns
     /// the number of values the row stores, or nil when the bytes are not a row.
     static func decode(_ bytes: UnsafeRawBufferPointer, columns: [Int]?, into values: inout [SQLValue]) -> Int? {
+        guard let columns else { return decode(bytes, columnList: nil, into: &values) }
+        return columns.withUnsafeBufferPointer { decode(bytes, columnList: $0, into: &values) }
+    }
+
+    /// `decode(_:columns:into:)` with the columns as a buffer (nil: all): a row read's closure
+    /// that captures the buffer, not the array, retains and releases nothing per row.
+    static func decode(_ bytes: UnsafeRawBufferPointer, columnList columns: UnsafeBufferPointer<Int>?, into values: inout [SQLValue]) -> Int? {
         guard bytes.count >= 2, bytes[0] == formatVersion, let base = bytes.baseAddress else { return nil }
         let end = bytes.count
         var position = 1
