@@ -268,13 +268,20 @@ final class EncryptedExpiryTests: StoreTestCase {
 }
 
 final class BorrowedReadTests: StoreTestCase {
-    func testWithValueLendsPlainAndDecodesEncodedValues() throws {
+    /// An encrypting, compressing store holding a plain value at "p" and an encrypted,
+    /// compressed one at "e".
+    private func storeWithPlainAndEncodedValues() throws -> LogStore {
         var options = self.options()
         options.encryption = .init(key: [UInt8](repeating: 5, count: 32), keyID: 1)
         options.compression = .init(level: 3, threshold: 16)
         let store = try LogStore(directory: temporary.make(), options: options)
         try store.put(b("plain value"), forKey: b("p"), crypt: .plain)
         try store.put(Array(repeating: 0x41, count: 500), forKey: b("e"))
+        return store
+    }
+
+    func testWithValueLendsPlainAndDecodesEncodedValues() throws {
+        let store = try storeWithPlainAndEncodedValues()
         XCTAssertEqual(try store.withValue(forKey: b("p")) { Array($0) }, b("plain value"))
         XCTAssertEqual(try store.withValue(forKey: b("e")) { $0.count }, 500)
         XCTAssertNil(try store.withValue(forKey: b("absent")) { $0.count })
@@ -286,12 +293,7 @@ final class BorrowedReadTests: StoreTestCase {
     /// plain value lent, the encrypted and compressed one decoded, absent and expired keys
     /// not read, in another space too.
     func testWithValueBytesForKeyBytesReadsAsWithValue() throws {
-        var options = self.options()
-        options.encryption = .init(key: [UInt8](repeating: 5, count: 32), keyID: 1)
-        options.compression = .init(level: 3, threshold: 16)
-        let store = try LogStore(directory: temporary.make(), options: options)
-        try store.put(b("plain value"), forKey: b("p"), crypt: .plain)
-        try store.put(Array(repeating: 0x41, count: 500), forKey: b("e"))
+        let store = try storeWithPlainAndEncodedValues()
         try store.put(b("other space"), forKey: b("p"), space: 7, crypt: .plain)
         try store.put(b("gone"), forKey: b("x"), expiresAt: Date(timeIntervalSinceNow: -1))
         func read(_ key: String, space: LogStore.KeySpace = 0) throws -> [UInt8]? {
