@@ -66,7 +66,8 @@ extension SQLDatabase {
         // Index ranges: each chunk's run of entries is walked here, not through a closure
         // called per entry, which retained and released every reference it captured around
         // each call (atomic operations: `perf` put about half of an indexed range's time in
-        // them).
+        // them). The loops are written out: a `for` over a stride of the run's indices brought
+        // the covering scan's retains back (447 to 975 a statement under callgrind).
         guard let covering = CoveringIndex(table, path, reading: columns) else {
             try scanIndexRuns(table.indexes[number], ranges, reverse: reverse) { run in
                 var i = reverse ? run.to - 1 : run.from
