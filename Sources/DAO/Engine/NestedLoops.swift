@@ -31,7 +31,7 @@ final class NestedLoops {
         /// outer rows, instead of scanning and reading the table again for each of them.
         let invariant: Bool
 
-        init(plan: JoinPlan, level: Int, invariant: Bool) {
+        init(plan: JoinPlan, level: Int) {
             sourceIndex = plan.order[level]
             source = plan.sources[sourceIndex]
             filters = plan.filters[level]
@@ -41,11 +41,11 @@ final class NestedLoops {
             lookupOrigins = plan.lookupOrigins[level]
             probeSkipping = NestedLoops.origins(lookupTerms, lookupOrigins, rowidProbe?.term.map { [$0] } ?? [])
             lookupFromOn = source.join == .left
-            self.invariant = invariant
+            invariant = level > 0 && source.table != nil && source.join != .left && rowidProbe == nil
+                && filters.allSatisfy { [source] in NestedLoops.readsOnly(source, $0) }
         }
     }
     private let levels: [Level]
-    private let sources: [JoinPlan.Source]
     private let database: SQLDatabase
     private let context: RowContext
     /// The context the inner loops plan in: the joined row is its enclosing row.
@@ -71,13 +71,7 @@ final class NestedLoops {
     private static let invariantLimit = 1 << 16
 
     init(plan: JoinPlan, database: SQLDatabase, context: RowContext, materialized: [[[SQLValue]]], body: @escaping () throws -> Bool) {
-        sources = plan.sources
-        levels = plan.order.indices.map { level in
-            let source = plan.sources[plan.order[level]]
-            let invariant = level > 0 && source.table != nil && source.join != .left && plan.rowidProbes[level] == nil
-                && plan.filters[level].allSatisfy { Self.readsOnly(source, $0) }
-            return Level(plan: plan, level: level, invariant: invariant)
-        }
+        levels = plan.order.indices.map { Level(plan: plan, level: $0) }
         self.database = database
         self.context = context
         self.materialized = materialized
@@ -86,7 +80,7 @@ final class NestedLoops {
         plannerContext.outer = context
         plannerContext.database = database
         plannerContext.subqueries = context.subqueries
-        buffers = .filled([], count: sources.count)
+        buffers = .filled([], count: plan.sources.count)
         matched = .filled(false, count: levels.count)
         chosen = .filled(nil, count: levels.count)
         self.plan = plan

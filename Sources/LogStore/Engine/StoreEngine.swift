@@ -182,11 +182,7 @@ final class StoreEngine: @unchecked Sendable {
 
     func withValue<Result>(key: [UInt8], space: UInt32, crypt: DataCrypt?,
                            _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result? {
-        switch try read(key: key, space: space, body) {
-        case .absent: return nil
-        case .lent(let result): return result
-        case .encoded(let stored): return try decode(stored, key: key, crypt: crypt).withUnsafeBytes(body)
-        }
+        try key.withUnsafeBytes { try withValue(keyBytes: $0, space: space, crypt: crypt, body) }
     }
 
     /// `withValue` with the key given as bytes, for callers that make keys in place (the DAO's
@@ -196,7 +192,7 @@ final class StoreEngine: @unchecked Sendable {
         switch try read(keyBytes: keyBytes, space: space, body) {
         case .absent: return nil
         case .lent(let result): return result
-        case .encoded(let stored): return try decode(stored, key: [UInt8](keyBytes), crypt: crypt).withUnsafeBytes(body)
+        case .encoded(let stored): return try decode(stored, key: keyBytes, crypt: crypt).withUnsafeBytes(body)
         }
     }
 
@@ -270,7 +266,7 @@ final class StoreEngine: @unchecked Sendable {
 
     /// Undoes a custom crypt and compression, outside every lock (a custom crypt is the
     /// application's code).
-    func decode(_ stored: StoredValue, key: [UInt8], crypt: DataCrypt?) throws -> [UInt8] {
+    func decode<Key: Collection<UInt8>>(_ stored: StoredValue, key: Key, crypt: DataCrypt?) throws -> [UInt8] {
         var bytes = stored.bytes
         if stored.flags.contains(.customCrypt) {
             guard case .custom(_, let decrypt)? = crypt?.kind else {
